@@ -1,0 +1,177 @@
+"""Base classes: parameters, scoring and the linear decision rule.
+
+Every estimator in :mod:`linclf` follows scikit-learn's conventions without
+depending on it:
+
+* constructor parameters are keyword-only and stored unchanged (validation
+  happens in ``fit``), so :meth:`BaseEstimator.get_params` and
+  :meth:`BaseEstimator.set_params` work and ``sklearn.base.clone`` can copy them;
+* ``fit`` returns ``self``; what ``fit`` learns ends in ``_``;
+* labels can be any two (or k) sortable values, kept in ``classes_``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ._validation import check_is_fitted, check_n_features
+
+__all__ = ["BaseEstimator", "ClassifierMixin", "LinearClassifierMixin"]
+
+
+class BaseEstimator:
+    """Parameter handling shared by all estimators."""
+
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(
+            p.name
+            for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        )
+
+    def get_params(self, deep=True):
+        """Return the constructor parameters as a dict.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also return the parameters of nested estimators as
+            ``"<name>__<param>"``.
+        """
+        out = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            out[name] = value
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for k, v in value.get_params(deep=True).items():
+                    out[f"{name}__{k}"] = v
+        return out
+
+    def set_params(self, **params):
+        """Set constructor parameters; nested ones as ``"<name>__<param>"``.
+
+        Returns
+        -------
+        self
+        """
+        valid = self._param_names()
+        nested = {}
+        for key, value in params.items():
+            name, sep, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for {type(self).__name__}; "
+                    f"valid parameters are {valid}."
+                )
+            if sep:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def __repr__(self):
+        defaults = {
+            p.name: p.default
+            for p in inspect.signature(type(self).__init__).parameters.values()
+        }
+        changed = []
+        for name in self._param_names():
+            value = getattr(self, name, None)
+            default = defaults.get(name, inspect.Parameter.empty)
+            try:
+                same = value is default or bool(value == default)
+            except (ValueError, TypeError):
+                same = False
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+
+class ClassifierMixin:
+    """Adds :meth:`score` (mean accuracy)."""
+
+    _estimator_type = "classifier"
+
+    def score(self, X, y):
+        """Mean accuracy of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        float
+        """
+        y = np.asarray(y)
+        y_pred = self.predict(X)
+        if y.shape[0] != y_pred.shape[0]:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: {y_pred.shape[0]} and {y.shape[0]}."
+            )
+        return float(np.mean(y_pred == y))
+
+    def __sklearn_tags__(self):  # pragma: no cover - used only with sklearn >= 1.6
+        # Lets scikit-learn's Pipeline/GridSearchCV/clone treat us as a
+        # classifier without linclf importing scikit-learn at runtime.
+        from sklearn.utils import ClassifierTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(),
+        )
+
+
+class LinearClassifierMixin(ClassifierMixin):
+    """Decision rule of a linear classifier with ``coef_`` and ``intercept_``.
+
+    For two classes ``coef_`` has shape ``(1, n_features)`` and
+
+    .. math:: g(\\mathbf{x}) = \\mathbf{w}^\\top \\mathbf{x} + b,
+
+    with ``classes_[1]`` predicted where :math:`g(\\mathbf{x}) > 0`. For
+    :math:`k > 2` classes ``coef_`` has shape ``(k, n_features)`` and the class
+    with the largest :math:`g_k(\\mathbf{x})` wins.
+    """
+
+    def decision_function(self, X):
+        """Signed score ``X @ w + b`` (or one column per class).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, k)
+        """
+        check_is_fitted(self, ["coef_", "intercept_"])
+        X = check_n_features(self, X)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict class labels (values from ``classes_``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            idx = (scores > 0).astype(int)
+        else:
+            idx = np.argmax(scores, axis=1)
+        return self.classes_[idx]
