@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Run every test: the library, the exercises and grader, the built book in headless Chromium.
+# Builds the book first (scripts/book.sh) so the browser tests check the real site.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+bash scripts/setup.sh
+
+# The browser tests drive Debian's Chromium through Playwright (never `playwright install`).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "test: installing Debian's chromium for the browser tests"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+bash scripts/book.sh
+
+export LINCLF_SITE_BUILT=1
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+status=0
+.venv/bin/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider "$@" || status=$?
+echo "test: total wall time $(( $(date +%s) - start )) s"
+exit $status
