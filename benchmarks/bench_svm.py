@@ -1,0 +1,131 @@
+"""Benchmark: linclf.SVC (SMO in numpy) against sklearn.svm.SVC (libsvm).
+
+Both are fitted in the same process, on the same data, with the same kernel,
+C = 1, tol = 1e-3 and gamma = 1/(d Var X), with single-threaded BLAS. For each
+case the script prints the time ratio linclf/sklearn, both iteration counts
+and the relative difference of the dual objectives, both computed the same
+way from ``dual_coef_`` and the Gram matrix of the support vectors. It ends
+with the median and worst ratio.
+
+    python benchmarks/bench_svm.py            # all 32 cases
+    python benchmarks/bench_svm.py --quick    # a small subset
+    python benchmarks/bench_svm.py --selection mvp
+
+Target (from the project issue): median ratio <= 0.8, worst <= 3, dual
+objectives equal to 1e-6 relative.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Single-threaded BLAS for both libraries; must happen before numpy is imported.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+from sklearn.svm import SVC as SkSVC  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+from linclf.kernels import gram_matrix  # noqa: E402
+from linclf.svm import SVC, dual_objective  # noqa: E402
+
+
+def two_gaussians(n, d, rng):
+    """N(+e1, I) against N(-e1, I): overlapping classes (Bayes error 16 %)."""
+    y = np.repeat([-1, 1], n // 2)
+    X = rng.normal(size=(n, d))
+    X[:, 0] += y
+    return X, y
+
+
+def noisy_circles(n, d, rng):
+    """Circles of radius 1 and 0.5 in the first two coordinates, N(0, 0.15^2) noise in all."""
+    y = np.repeat([-1, 1], n // 2)
+    radius = np.where(y > 0, 0.5, 1.0)
+    angle = rng.uniform(0, 2 * np.pi, n)
+    X = rng.normal(scale=0.15, size=(n, d))
+    X[:, 0] += radius * np.cos(angle)
+    X[:, 1] += radius * np.sin(angle)
+    return X, y
+
+
+DATASETS = {"gauss": two_gaussians, "circles": noisy_circles}
+
+
+def timed_fit(model, X, y, repeats):
+    """Best wall time of ``repeats`` fits (the model ends fitted)."""
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        model.fit(X, y)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def objective(model, kernel, gamma):
+    params = {} if kernel == "linear" else {"gamma": gamma}
+    sv = model.support_vectors_
+    return dual_objective(model.dual_coef_, gram_matrix(sv, kernel, **params))
+
+
+def run(cases, selection="wss2", seed=0):
+    rows = []
+    header = (
+        f"{'data':8s} {'d':>3s} {'N':>5s} {'kernel':6s} | {'linclf s':>9s} {'sklearn s':>9s} "
+        f"{'ratio':>6s} | {'it linclf':>9s} {'it sk':>7s} | {'rel dObj':>9s} {'nSV':>5s}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, d, n, kernel in cases:
+        rng = np.random.default_rng([seed, d, n])
+        X, y = DATASETS[name](n, d, rng)
+        gamma = 1.0 / (d * X.var())
+        repeats = 3 if n <= 2000 else 1
+        ours = SVC(C=1.0, kernel=kernel, gamma=gamma, tol=1e-3, selection=selection)
+        theirs = SkSVC(C=1.0, kernel=kernel, gamma=gamma, tol=1e-3)
+        t_ours = timed_fit(ours, X, y, repeats)
+        t_theirs = timed_fit(theirs, X, y, repeats)
+        o_ours = objective(ours, kernel, gamma)
+        o_theirs = objective(theirs, kernel, gamma)
+        rel = abs(o_ours - o_theirs) / abs(o_theirs)
+        ratio = t_ours / t_theirs
+        rows.append((ratio, rel))
+        print(
+            f"{name:8s} {d:3d} {n:5d} {kernel:6s} | {t_ours:9.4f} {t_theirs:9.4f} {ratio:6.2f} | "
+            f"{ours.n_iter_:9d} {int(theirs.n_iter_[0]):7d} | {rel:9.1e} {ours.support_.size:5d}",
+            flush=True,
+        )
+    ratios = np.array([r for r, _ in rows])
+    rels = np.array([e for _, e in rows])
+    print("-" * len(header))
+    print(
+        f"median ratio {np.median(ratios):.2f}, worst ratio {ratios.max():.2f}, "
+        f"worst relative dual-objective difference {rels.max():.1e}"
+    )
+    return ratios, rels
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N in {500, 2000}, d = 2 and 20")
+    parser.add_argument("--selection", default="wss2", choices=["wss2", "mvp", "platt"])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    sizes = (500, 2000) if args.quick else (500, 1000, 2000, 5000)
+    cases = [
+        (name, d, n, kernel)
+        for name in DATASETS
+        for d in (2, 20)
+        for n in sizes
+        for kernel in ("linear", "rbf")
+    ]
+    with threadpool_limits(limits=1):
+        run(cases, selection=args.selection, seed=args.seed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Local Sphinx extension of the linclf book.
+
+* Launch buttons: sphinx-book-theme builds its Binder/Colab URLs from the page's
+  source file (``chapters/NN_name.md``), which Colab cannot open. After the
+  theme has filled ``header_buttons`` we rewrite those URLs to the generated
+  ``notebooks/NN_name.ipynb`` (see ``notebook_map``); pages without a
+  generated notebook lose their launch buttons rather than keep broken ones.
+* Self-contained pages: sphinx-thebe is loaded by Jupyter Book even with thebe
+  off; its scripts carry an off-site URL (unpkg) that is never needed here, so
+  they are dropped from every page.
+* Execution budget: each notebook must execute in at most
+  ``linclf_max_notebook_seconds`` (a warning, hence an error under ``-W``), and
+  the runtimes are written to ``<outdir>/../exec_times.json`` for
+  ``scripts/book.sh`` to report.
+* ``LINCLF_BOOK_BUILD=1`` is set for the executing kernels, so
+  ``linclf.interactive`` emits static HTML sliders instead of live widgets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from sphinx.util import logging
+
+from notebook_map import notebook_for
+
+LOGGER = logging.getLogger(__name__)
+
+# The theme's launch URLs end with "<pagename><ext>" (Binder: after
+# "urlpath=lab/tree/", Colab: after "/blob/<branch>/").
+_SOURCE_SUFFIX = re.compile(r"\.(md|ipynb)$")
+
+
+def rewrite_launch_buttons(app, pagename, templatename, context, doctree):
+    """Point the Binder/Colab buttons of ``pagename`` at its generated notebook."""
+    buttons = context.get("header_buttons")
+    if not buttons:
+        return
+    groups = [b for b in buttons if b.get("label") == "launch-buttons"]
+    if not groups:
+        return
+    notebook = notebook_for(pagename)
+    srcdir = Path(app.srcdir)
+    if notebook is None or not (srcdir / notebook).is_file():
+        if notebook is not None:
+            LOGGER.warning(
+                "%s has no generated notebook %s: run scripts/sync_notebooks.py",
+                pagename,
+                notebook,
+                type="linclf",
+                subtype="launch",
+            )
+        for group in groups:
+            buttons.remove(group)
+        return
+    prefix = app.config.html_theme_options.get("path_to_docs", "").strip("/")
+    old_tail = f"{prefix + '/' if prefix else ''}{pagename}"
+    for group in groups:
+        for button in group.get("buttons", []):
+            url = button.get("url")
+            if not url:
+                continue
+            new = _SOURCE_SUFFIX.sub("", url)
+            if not new.endswith(old_tail):
+                raise RuntimeError(f"unexpected launch URL {url!r} on page {pagename}")
+            button["url"] = new[: -len(old_tail)] + notebook
+
+
+def drop_thebe_assets(app, pagename, templatename, context, doctree):
+    """Remove sphinx-thebe's scripts (they reference unpkg.com) from the page."""
+
+    def is_thebe(asset):
+        name = str(getattr(asset, "filename", asset) or "")
+        body = str(getattr(asset, "attributes", {}).get("body", ""))
+        return "thebe" in name or "THEBE_JS_URL" in body
+
+    for key in ("script_files", "css_files"):
+        if key in context:
+            context[key] = [a for a in context[key] if not is_thebe(a)]
+
+
+def check_execution_time(app, doctree):
+    """Warn (an error under -W) when the page's notebook ran over budget."""
+    data = getattr(app.env, "nb_metadata", {}).get(app.env.docname, {}).get("exec_data")
+    if not data or data.get("runtime") is None:
+        return
+    limit = app.config.linclf_max_notebook_seconds
+    if data["runtime"] > limit:
+        LOGGER.warning(
+            "notebook %s took %.1f s to execute (budget %s s)",
+            app.env.docname,
+            data["runtime"],
+            limit,
+            type="linclf",
+            subtype="exectime",
+            location=app.env.docname,
+        )
+
+
+def write_execution_times(app, exception):
+    """Save {docname: seconds} of every executed notebook next to the output."""
+    if exception is not None:
+        return
+    metadata = getattr(app.env, "nb_metadata", {})
+    times = {
+        doc: round(meta["exec_data"]["runtime"], 2)
+        for doc, meta in metadata.items()
+        if meta.get("exec_data") and meta["exec_data"].get("runtime") is not None
+    }
+    out = Path(app.outdir).parent / "exec_times.json"
+    out.write_text(json.dumps(dict(sorted(times.items())), indent=1) + "\n")
+
+
+def setup(app):
+    os.environ["LINCLF_BOOK_BUILD"] = "1"
+    app.add_config_value("linclf_max_notebook_seconds", 20.0, "env", [int, float])
+    # The theme adds its launch buttons at priority 501; run after it.
+    app.connect("html-page-context", rewrite_launch_buttons, priority=900)
+    app.connect("html-page-context", drop_thebe_assets, priority=900)
+    app.connect("doctree-read", check_execution_time)
+    app.connect("build-finished", write_execution_times)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,146 @@
+"""``linclf-grade``: grade exercise submissions in sandboxed workers.
+
+Examples
+--------
+Grade a class (GitHub Classroom clones in ``repos/*/``) with private tests::
+
+    linclf-grade repos/*/perceptron.ipynb --set perceptron --tests private/ --jobs 4 --out grades/
+
+Print the plain-Python template of a set, or build a Gradescope autograder::
+
+    linclf-grade --template perceptron > perceptron.py
+    linclf-grade --gradescope-bundle perceptron --tests private/ --out bundle/
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+from .framework import available_sets, get_set
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="linclf-grade",
+        description="Grade exercise notebooks (.ipynb) or .py files against an exercise set.",
+    )
+    p.add_argument("submissions", nargs="*", metavar="SUBMISSION", help=".ipynb or .py files")
+    p.add_argument("--set", dest="set_name", help="exercise set: " + ", ".join(available_sets()))
+    p.add_argument("--tests", metavar="DIR", help="directory of private tests (*.py) to add")
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
+    p.add_argument("--timeout", type=float, default=10.0, help="time limit of one call, seconds")
+    p.add_argument("--memory", type=int, default=1024, help="memory limit of a worker, MiB")
+    p.add_argument("--out", metavar="DIR", default="grading-results", help="output directory")
+    p.add_argument("--template", metavar="SET", help="print the .py template of SET and exit")
+    p.add_argument("--gradescope-bundle", metavar="SET",
+                   help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out")
+    p.add_argument("--quiet", action="store_true", help="no per-submission lines")
+    return p
+
+
+def _grade_one(args):
+    from .grade import grade_submission
+
+    path, set_name, tests, timeout, memory, hide = args
+    try:
+        return grade_submission(path, set_name, private_tests=tests, timeout=timeout,
+                                memory=memory, hide=hide)
+    except Exception as exc:  # a grader bug must not lose the other students' grades
+        return {"file": str(path), "sha256": "", "set": set_name, "score": 0.0,
+                "max_score": float(get_set(set_name).max_points()), "exercises": {},
+                "tests": [], "error": f"internal grader error: {type(exc).__name__}: {exc}",
+                "cell_errors": {}, "sandbox": {}}
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.template:
+        try:
+            sys.stdout.write(get_set(args.template).template())
+        except ValueError as exc:
+            print(f"linclf-grade: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if args.gradescope_bundle:
+        from .gradescope import write_bundle
+
+        try:
+            zip_path = write_bundle(args.gradescope_bundle, args.out, tests=args.tests)
+        except ValueError as exc:
+            print(f"linclf-grade: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {zip_path}")
+        return 0
+    if not args.set_name or not args.submissions:
+        _parser().print_usage(sys.stderr)
+        print("linclf-grade: give SUBMISSION files and --set NAME (or --template/--gradescope-bundle)",
+              file=sys.stderr)
+        return 2
+    try:
+        exset = get_set(args.set_name)
+        if args.tests:
+            from .framework import load_private_tests
+
+            load_private_tests(args.tests, exset)  # fail early on a broken test file
+    except (ValueError, SyntaxError, ImportError) as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+    if args.jobs < 1 or args.timeout <= 0 or args.memory < 256:
+        print("linclf-grade: --jobs >= 1, --timeout > 0 and --memory >= 256 are required",
+              file=sys.stderr)
+        return 2
+
+    from .grade import summary_line, unique_labels, write_reports
+
+    # warm the imports the graders need before forking them
+    import sympy  # noqa: F401
+
+    from . import symbolic  # noqa: F401
+
+    paths = [str(Path(p)) for p in args.submissions]
+    out = Path(args.out)
+    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, [str(out.resolve())])
+            for p in paths]
+    results = [None] * len(jobs)
+    start = time.monotonic()
+    show_progress = len(jobs) > 1
+
+    def report(i, done):
+        if not args.quiet:
+            print(summary_line(results[i]), flush=True)
+        if show_progress:
+            print(f"[{done}/{len(jobs)}] {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
+
+    if args.jobs == 1 or len(jobs) == 1:
+        for i, job in enumerate(jobs):
+            results[i] = _grade_one(job)
+            report(i, i + 1)
+    else:
+        ctx = multiprocessing.get_context("fork")
+        with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as pool:
+            futures = {pool.submit(_grade_one, job): i for i, job in enumerate(jobs)}
+            for done, fut in enumerate(cf.as_completed(futures), 1):
+                i = futures[fut]
+                try:
+                    results[i] = fut.result()
+                except Exception as exc:  # a pool process died
+                    results[i] = {"file": paths[i], "sha256": "", "set": args.set_name,
+                                  "score": 0.0, "max_score": float(exset.max_points()),
+                                  "exercises": {}, "tests": [], "cell_errors": {}, "sandbox": {},
+                                  "error": f"internal grader error: {type(exc).__name__}"}
+                report(i, done)
+    labels = unique_labels(paths)
+    csv_path = write_reports(results, labels, out, list(exset.exercises))
+    total = time.monotonic() - start
+    print(f"graded {len(results)} submission(s) in {total:.1f} s "
+          f"({total / max(1, len(results)):.2f} s each); wrote {csv_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

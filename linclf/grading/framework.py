@@ -1,0 +1,416 @@
+"""Exercise sets, tests with points, and the assertion helpers tests use.
+
+A *test* is a plain function ``test_something(f)`` decorated with
+:func:`test`; ``f`` stands for the student's function.  Calling ``f(...)``
+either calls the function directly (the in-process :func:`check` of the
+exercise pages) or asks the sandboxed worker to call it (``linclf-grade``);
+either way the test receives only trusted plain values (see
+:mod:`linclf.grading.values`) and compares them itself, with the helpers below,
+which raise ``AssertionError`` with a message that names the quantity, the
+expected and the obtained value and the tolerance.
+
+See ``linclf/grading/README.md`` for how to write a set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import math
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from .values import SympyText, describe, type_name
+
+
+# --------------------------------------------------------------------------
+# errors seen by tests
+# --------------------------------------------------------------------------
+class StudentError(Exception):
+    """The student's function raised, timed out, or returned unusable data."""
+
+    def __init__(self, message, *, kind="error"):
+        super().__init__(message)
+        self.kind = kind  # "error", "not-implemented", "timeout", "crash", "missing"
+
+
+# --------------------------------------------------------------------------
+# declarations
+# --------------------------------------------------------------------------
+@dataclasses.dataclass
+class TestSpec:
+    """One graded test."""
+
+    func: object
+    exercise: str
+    points: float
+    hidden: bool = False
+    name: str = ""
+
+    def __post_init__(self):
+        if not self.name:
+            base = self.func.__name__
+            base = base[5:] if base.startswith("test_") else base
+            self.name = f"{self.exercise}: {base.replace('_', ' ')}"
+
+
+def test(exercise, points=1, *, hidden=False, name=None):
+    """Mark ``func(f)`` as a test of ``exercise`` worth ``points``.
+
+    ``hidden=True`` (for an instructor's private tests) reports only
+    passed/failed, never inputs, expected values or messages.
+    """
+    if points <= 0:
+        raise ValueError("points must be positive")
+
+    def decorate(func):
+        func._linclf_test = TestSpec(func, exercise, float(points), hidden, name or "")
+        return func
+
+    return decorate
+
+
+test.__test__ = False  # not a pytest test
+TestSpec.__test__ = False
+
+
+@dataclasses.dataclass
+class Exercise:
+    """One function the student writes."""
+
+    name: str
+    title: str
+    signature: str
+    doc: str
+    stub: str = "raise NotImplementedError"
+
+    def template(self):
+        body = textwrap.indent(textwrap.dedent(self.doc).strip(), "    ")
+        stub = textwrap.indent(textwrap.dedent(self.stub).strip(), "    ")
+        return f'{self.signature}\n    """{body.lstrip()}\n    """\n{stub}\n'
+
+
+class ExerciseSet:
+    """The exercises of one chapter and their public tests.
+
+    Parameters
+    ----------
+    name : str
+        The set id (``"perceptron"``); also the module name in ``sets/``.
+    title : str
+    chapter : str
+        The chapter file stem (``"03_perceptron"``).
+    preamble : str
+        Imports the exercises need (written at the top of the template).
+    """
+
+    def __init__(self, name, title, chapter, preamble="import numpy as np\n"):
+        self.name = name
+        self.title = title
+        self.chapter = chapter
+        self.preamble = preamble
+        self.exercises = {}
+        self._module = None
+
+    def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError"):
+        """Declare an exercise (the function ``name``)."""
+        if name in self.exercises:
+            raise ValueError(f"exercise {name!r} declared twice")
+        ex = Exercise(name, title, signature, doc, stub)
+        self.exercises[name] = ex
+        return ex
+
+    @property
+    def tests(self):
+        """The public tests, in definition order."""
+        module = sys.modules[self._module]
+        found = collect_tests(vars(module).values())
+        return found
+
+    def max_points(self, exercise=None):
+        return sum(t.points for t in self.tests if exercise in (None, t.exercise))
+
+    def template(self):
+        """The set as a plain ``.py`` file: preamble, then every stub with its docstring."""
+        head = (f'"""Exercises: {self.title} (set "{self.name}").\n\n'
+                "Fill in each function, then grade locally with\n"
+                f"    linclf-grade THIS_FILE.py --set {self.name}\n"
+                "or check one function at a time in Python:\n"
+                "    from linclf.grading import check; check(function)\n"
+                '"""\n')
+        parts = [head, self.preamble.rstrip() + "\n"]
+        for ex in self.exercises.values():
+            parts.append("\n\n# " + "-" * 70 + f"\n# {ex.title}\n" + ex.template())
+        return "".join(parts)
+
+
+def collect_tests(objects):
+    """The :class:`TestSpec` of every decorated function among ``objects``."""
+    out = []
+    for obj in objects:
+        spec = getattr(obj, "_linclf_test", None)
+        if isinstance(spec, TestSpec):
+            out.append(spec)
+    return out
+
+
+SET_NAMES = ("discriminants", "fisher", "perceptron", "mse", "logistic", "softmax",
+             "margin", "duality", "kernels", "smo", "losses")
+
+
+def available_sets():
+    """Names of the sets that exist in ``linclf/grading/sets/``."""
+    here = Path(__file__).with_name("sets")
+    return [n for n in SET_NAMES if (here / f"{n}.py").exists()]
+
+
+def get_set(name):
+    """Load the exercise set ``name``."""
+    if name not in SET_NAMES or name not in available_sets():
+        raise ValueError(f"unknown exercise set {name!r}; available: {', '.join(available_sets())}")
+    module = importlib.import_module(f"linclf.grading.sets.{name}")
+    exset = module.SET
+    exset._module = module.__name__
+    return exset
+
+
+def find_exercise(name):
+    """Return ``(set, exercise)`` for a function name or ``"set.function"``."""
+    if "." in name:
+        set_name, func = name.split(".", 1)
+        exset = get_set(set_name)
+        if func not in exset.exercises:
+            raise ValueError(f"set {set_name!r} has no exercise {func!r}")
+        return exset, exset.exercises[func]
+    for set_name in available_sets():
+        exset = get_set(set_name)
+        if name in exset.exercises:
+            return exset, exset.exercises[name]
+    raise ValueError(f"no exercise set has a function called {name!r}")
+
+
+def load_private_tests(directory, exset):
+    """Import every ``*.py`` in ``directory`` (trusted) and keep tests of ``exset``."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"--tests {directory}: not a directory")
+    tests = []
+    for path in sorted(directory.glob("*.py")):
+        mod_name = f"_linclf_private_tests_{abs(hash(str(path.resolve())))}"
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for t in collect_tests(vars(module).values()):
+            ex = t.exercise.split(".", 1)[1] if t.exercise.startswith(exset.name + ".") else t.exercise
+            if "." in ex:
+                continue  # a test of another set
+            if ex not in exset.exercises:
+                raise ValueError(f"{path.name}: test {t.func.__name__} names unknown exercise {ex!r}")
+            t.exercise = ex
+            tests.append(t)
+    return tests
+
+
+# --------------------------------------------------------------------------
+# the student function as seen by a test
+# --------------------------------------------------------------------------
+class StudentFunction:
+    """Callable stand-in for the student's function.
+
+    ``backend(name, args, kwargs)`` performs the call and returns a decoded
+    value or raises :class:`StudentError`.  The arguments of the last call are
+    kept for failure messages.
+    """
+
+    def __init__(self, name, backend):
+        self.__name__ = name
+        self._backend = backend
+        self.last_call = None
+
+    def __call__(self, *args, **kwargs):
+        self.last_call = (args, kwargs)
+        return self._backend(self.__name__, args, kwargs)
+
+    def describe_last_call(self):
+        if self.last_call is None:
+            return ""
+        args, kwargs = self.last_call
+        parts = [describe(a, 120) for a in args] + [f"{k}={describe(v, 120)}" for k, v in kwargs.items()]
+        return f"{self.__name__}({', '.join(parts)})"
+
+
+def run_tests(tests, backend):
+    """Run ``tests`` against ``backend``; return one result dict per test."""
+    results = []
+    for t in tests:
+        f = StudentFunction(t.exercise, backend)
+        status, message = "passed", ""
+        try:
+            t.func(f)
+        except AssertionError as exc:
+            status, message = "failed", str(exc) or "assertion failed"
+        except StudentError as exc:
+            status, message = "failed", str(exc)
+        except Exception as exc:  # the result had a shape the test could not use
+            status = "failed"
+            message = f"the result could not be checked: {type(exc).__name__}: {exc}"
+        if status == "failed" and f.last_call is not None and message:
+            message += f"\n    in the call {f.describe_last_call()}"
+        if t.hidden:
+            message = "" if status == "passed" else "hidden test: failed"
+        results.append({
+            "name": t.name,
+            "exercise": t.exercise,
+            "score": t.points if status == "passed" else 0.0,
+            "max_score": t.points,
+            "status": status,
+            "output": message,
+            "hidden": t.hidden,
+        })
+    return results
+
+
+# --------------------------------------------------------------------------
+# assertion helpers
+# --------------------------------------------------------------------------
+def _fail(msg):
+    raise AssertionError(msg)
+
+
+def as_array(got, shape=None, what="the result", *, kind="numeric"):
+    """``got`` as a finite float array (of ``shape``), or fail with a clear message."""
+    if isinstance(got, (SympyText, str, dict)) or got is None:
+        _fail(f"{what} should be a numpy array, got {type_name(got)}")
+    if isinstance(got, np.ndarray):
+        arr = got
+    else:
+        try:
+            arr = np.asarray(got, dtype=np.float64)
+        except (TypeError, ValueError):
+            _fail(f"{what} should be a numpy array of numbers, got {type_name(got)}")
+    if arr.dtype.kind == "b" and kind == "numeric":
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind not in "biuf":
+        _fail(f"{what} should hold numbers, got dtype {arr.dtype}")
+    if shape is not None and arr.shape != tuple(shape):
+        _fail(f"{what} should have shape {tuple(shape)}, got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        _fail(f"{what} contains NaN or infinity: {describe(arr)}")
+    return arr
+
+
+def as_float(got, what="the result"):
+    """``got`` as a finite Python float (a number, numpy scalar or size-1 array)."""
+    if isinstance(got, bool) or isinstance(got, (SympyText, str)) or got is None:
+        _fail(f"{what} should be a number, got {type_name(got)}")
+    if isinstance(got, np.ndarray):
+        if got.size != 1:
+            _fail(f"{what} should be a single number, got {type_name(got)}")
+        got = got.reshape(())[()]
+    if isinstance(got, (int, float, np.integer, np.floating)):
+        value = float(got)
+    else:
+        _fail(f"{what} should be a number, got {type_name(got)}")
+    if not math.isfinite(value):
+        _fail(f"{what} should be finite, got {value}")
+    return value
+
+
+def unpack(got, n, what="the result"):
+    """``got`` as a sequence of exactly ``n`` items (a returned tuple arrives as a list)."""
+    if not isinstance(got, list) or len(got) != n:
+        _fail(f"{what} should be a tuple of {n} values, got {type_name(got)}")
+    return got
+
+
+def assert_close(got, expected, what="the result", *, rtol=1e-7, atol=1e-9):
+    """Array (or scalar) ``got`` equals ``expected`` within ``rtol``/``atol``."""
+    expected = np.asarray(expected, dtype=np.float64)
+    if expected.ndim == 0:
+        value = as_float(got, what)
+        if not math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
+            _fail(f"{what}: expected {float(expected):.10g}, got {value:.10g} "
+                  f"(tolerance rtol={rtol:g}, atol={atol:g})")
+        return value
+    arr = as_array(got, expected.shape, what)
+    bad = ~np.isclose(arr, expected, rtol=rtol, atol=atol)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        _fail(f"{what}: expected {describe(expected)}, got {describe(arr)}; "
+              f"first mismatch at index {idx if len(idx) > 1 else idx[0]} "
+              f"(tolerance rtol={rtol:g}, atol={atol:g})")
+    return arr
+
+
+def assert_direction(got, expected, what="the direction", *, tol=1e-7):
+    """``got`` is a positive multiple of ``expected`` (any length, same orientation)."""
+    expected = np.asarray(expected, dtype=np.float64)
+    arr = as_array(got, expected.shape, what)
+    norm = np.linalg.norm(arr)
+    if norm == 0:
+        _fail(f"{what} is the zero vector")
+    cos = float(arr @ expected / (norm * np.linalg.norm(expected)))
+    if cos < 1 - tol:
+        hint = " (it points the opposite way)" if cos < -1 + tol else ""
+        _fail(f"{what}: expected a positive multiple of {describe(expected)}, got {describe(arr)}; "
+              f"cosine of the angle between them = {cos:.8f}, needs > {1 - tol}{hint}")
+    return arr
+
+
+def assert_equal(got, expected, what="the result"):
+    """Exact equality for integers, booleans and integer arrays."""
+    expected_arr = np.asarray(expected)
+    if expected_arr.ndim == 0:
+        if isinstance(got, np.ndarray) and got.size == 1:
+            got = got.reshape(())[()]
+        if not isinstance(got, (int, np.integer, float, np.floating)) or isinstance(got, bool) \
+                and not isinstance(expected, bool):
+            _fail(f"{what} should be {'a boolean' if isinstance(expected, bool) else 'an integer'}, "
+                  f"got {type_name(got)}")
+        if got != expected:
+            _fail(f"{what}: expected {expected!r}, got {describe(got)}")
+        return got
+    arr = as_array(got, expected_arr.shape, what)
+    if not np.array_equal(arr, expected_arr):
+        idx = tuple(int(i) for i in np.argwhere(arr != expected_arr)[0])
+        _fail(f"{what}: expected {describe(expected_arr)}, got {describe(arr)}; "
+              f"first mismatch at index {idx if len(idx) > 1 else idx[0]}")
+    return arr
+
+
+def assert_expr(got, expected, symbols, what="the expression", *, positive=()):
+    """``got`` (a returned sympy object) equals ``expected`` (sympy text) symbolically.
+
+    ``got`` is rebuilt with :func:`linclf.grading.symbolic.parse_expr_safely`
+    (never ``eval``); a plain string answer is accepted too.
+    """
+    from .symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+
+    if got is None or not isinstance(got, str):
+        _fail(f"{what} should be a sympy expression, got {type_name(got)}")
+    try:
+        got_expr = parse_expr_safely(str(got))
+    except UnsafeExpression as exc:
+        _fail(f"{what} could not be read: {exc}")
+    expected_expr = parse_expr_safely(expected)
+    ok, msg = compare_expr(got_expr, expected_expr, symbols, positive=positive)
+    if not ok:
+        _fail(f"{what}: {msg}")
+
+
+def assert_raises(f, exception, *args, **kwargs):
+    """Calling ``f(*args, **kwargs)`` must raise ``exception`` (given by class name)."""
+    try:
+        got = f(*args, **kwargs)
+    except StudentError as exc:
+        text = str(exc)
+        if f" raised {exception}:" in text or text.startswith(f"{exception}:") or \
+                f" raised {exception}\n" in text or text.endswith(f" raised {exception}"):
+            return
+        raise AssertionError(f"expected {exception} to be raised, but: {text}") from None
+    _fail(f"expected {exception} to be raised, but the call returned {type_name(got)}")

@@ -1,0 +1,1 @@
+"""One module per exercise set: its exercises (stubs, docstrings) and public tests."""

@@ -1,0 +1,157 @@
+r"""The perceptron in dual form, with a kernel.
+
+The primal perceptron started at :math:`\mathbf w = 0, b = 0` with step 1 adds
+:math:`y_i\mathbf x_i` to :math:`\mathbf w` and :math:`y_i` to :math:`b` at every mistake,
+so after training
+
+.. math:: \mathbf w = \sum_i \alpha_i y_i \mathbf x_i, \qquad b = \sum_i \alpha_i y_i,
+
+where :math:`\alpha_i` counts the mistakes made on :math:`\mathbf x_i`. The decision
+function therefore only needs inner products,
+:math:`f(\mathbf x) = \sum_i \alpha_i y_i\,(\mathbf x_i^\top\mathbf x + 1)`, and replacing
+:math:`\mathbf x_i^\top\mathbf x` by a kernel :math:`K(\mathbf x_i, \mathbf x)` gives the kernel
+perceptron. The ":math:`+1`" is the constant feature of the augmented vector
+:math:`(\mathbf x, 1)`: it is what makes :math:`b = \sum_i\alpha_i y_i`.
+With ``kernel="linear"`` the mistakes, and hence :math:`\mathbf w` and :math:`b`, are
+exactly those of :class:`linclf.perceptron.Perceptron` with ``eta=1`` from zero.
+
+Training uses the Gram matrix: the scores of all training points are kept in
+a vector and updated by one row of :math:`K` per mistake.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._validation import (
+    check_is_fitted,
+    check_n_features,
+    check_X_y,
+    encode_binary,
+    warn_not_converged,
+)
+from .base import BaseEstimator, ClassifierMixin
+from .svm import _kernel_block, _kernel_spec
+
+__all__ = ["KernelPerceptron"]
+
+
+class KernelPerceptron(BaseEstimator, ClassifierMixin):
+    r"""Dual (kernel) perceptron: :math:`f(\mathbf x) = \sum_i \alpha_i y_i K(\mathbf x_i, \mathbf x) + b`.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid"} or callable, default="rbf"
+    gamma : "scale", "auto" or float, default="scale"
+        As in :class:`linclf.svm.SVC`.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    max_iter : int, default=1000
+        Maximal number of epochs (passes over the data in index order).
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n_samples,)
+        Number of mistakes made on each training point.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        :math:`\alpha_i y_i` for the points with :math:`\alpha_i > 0`.
+    support_ : ndarray of int
+        Indices of the points with :math:`\alpha_i > 0`.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    intercept_ : ndarray of shape (1,)
+        :math:`b = \sum_i \alpha_i y_i`.
+    mistakes_ : list of int
+        Index of the misclassified point at each update, in order.
+    n_iter_ : int
+        Epochs run (the last one without mistakes, if converged).
+    converged_ : bool
+    classes_, n_features_in_
+
+    Warns
+    -----
+    ConvergenceWarning
+        When an epoch still makes mistakes at ``max_iter`` (the data are not
+        separable in the kernel's feature space, or need more epochs).
+    """
+
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, max_iter=1000):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Cycle through the data, adding a point's kernel row at each mistake.
+
+        Returns
+        -------
+        self
+        """
+        if (
+            isinstance(self.max_iter, bool)
+            or not isinstance(self.max_iter, (numbers.Integral, np.integer))
+            or self.max_iter < 1
+        ):
+            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        X, y = check_X_y(X, y)
+        self.classes_, y_pm = encode_binary(y, estimator="KernelPerceptron")
+        self._spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        K = self._spec.K if self._spec.name == "precomputed" else self._spec.block(X, X)
+        n = X.shape[0]
+        alpha = np.zeros(n)
+        score = np.zeros(n)  # f(x_t) for every training point, including b
+        mistakes = []
+        converged = False
+        epoch = 0
+        while epoch < self.max_iter:
+            epoch += 1
+            n_mistakes = 0
+            for i in range(n):
+                # <= 0: at the start every point is a mistake, as in the primal
+                if y_pm[i] * score[i] <= 0:
+                    alpha[i] += 1
+                    score += y_pm[i] * (K[i] + 1.0)
+                    mistakes.append(i)
+                    n_mistakes += 1
+            if n_mistakes == 0:
+                converged = True
+                break
+        if not converged:
+            warn_not_converged(
+                "KernelPerceptron", self.max_iter,
+                "the data may not be separable in the kernel's feature space",
+            )
+        self.alpha_ = alpha
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = (alpha * y_pm)[self.support_][None, :]
+        self.intercept_ = np.array([float(np.dot(alpha, y_pm))])
+        self.mistakes_ = mistakes
+        self.n_iter_ = epoch
+        self.converged_ = converged
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X):
+        r"""Score :math:`f(\mathbf x) = \sum_i\alpha_i y_i K(\mathbf x_i, \mathbf x) + b`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = check_n_features(self, X)
+        if self.support_.size == 0:
+            return np.full(X.shape[0], self.intercept_[0])
+        return _kernel_block(self, X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where the score is > 0."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -1,0 +1,221 @@
+"""Minimum squared-error (MSE) linear classifier.
+
+Instead of the inequalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i > 0`, ask for
+equalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i = b_i` with chosen positive
+*margins* :math:`b_i`, and solve them in the least-squares sense:
+
+.. math:: \\min_{\\mathbf{a}}\\; J_s(\\mathbf{a}) = \\lVert Y\\mathbf{a} - \\mathbf{b}\\rVert^2,
+          \\qquad \\mathbf{a}^* = Y^+\\mathbf{b},
+
+where row :math:`i` of :math:`Y` is the normalised augmented sample
+:math:`\\mathbf{z}_i = y_i(\\mathbf{x}_i, 1)` (see :mod:`linclf.geometry`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_positive, check_X_y, encode_binary, warn_not_converged
+from .base import BaseEstimator, LinearClassifierMixin
+from .geometry import augment
+
+__all__ = ["LeastSquaresClassifier"]
+
+_SOLVERS = ("pinv", "gd", "lms")
+
+
+def fisher_margins(y_pm):
+    """Margins :math:`b_i = N/N_+` for the positive class and :math:`N/N_-` for the negative.
+
+    With these the MSE weight vector points along Fisher's direction
+    :math:`S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)` and its threshold is
+    :math:`b = -\\mathbf{m}^\\top\\mathbf{w}` (:math:`\\mathbf{m}` the mean of all samples).
+
+    Parameters
+    ----------
+    y_pm : ndarray of shape (n_samples,) with values in {-1, +1}
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    n = y_pm.shape[0]
+    n_pos = np.sum(y_pm > 0)
+    return np.where(y_pm > 0, n / n_pos, n / (n - n_pos))
+
+
+def _margin_vector(margins, y_pm):
+    n = y_pm.shape[0]
+    if isinstance(margins, str):
+        if margins == "ones":
+            return np.ones(n)
+        if margins == "fisher":
+            return fisher_margins(y_pm)
+        raise ValueError(
+            f"margins must be 'ones', 'fisher' or an array of {n} positive numbers; got {margins!r}."
+        )
+    b = np.asarray(margins)
+    if b.dtype.kind not in "iuf" or b.shape != (n,):
+        raise ValueError(
+            f"margins must be 'ones', 'fisher' or an array of {n} positive numbers "
+            f"(one per sample); got {'shape ' + str(b.shape) if b.dtype.kind in 'iuf' else repr(margins)}."
+        )
+    b = b.astype(float)
+    if not np.all(np.isfinite(b)) or np.any(b <= 0):
+        raise ValueError("margins must be finite and > 0 (they are the targets a^T z_i = b_i).")
+    return b
+
+
+class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
+    """Linear classifier minimising :math:`\\lVert Y\\mathbf{a} - \\mathbf{b}\\rVert^2`.
+
+    Parameters
+    ----------
+    solver : {"pinv", "gd", "lms"}, default="pinv"
+        * ``"pinv"``: closed form :math:`\\mathbf{a} = Y^+\\mathbf{b}` with the
+          Moore-Penrose pseudo-inverse (also fine when :math:`Y^\\top Y` is
+          singular: it then returns the minimum-norm solution).
+        * ``"gd"``: batch gradient descent on the mean squared error
+          :math:`\\tfrac{1}{N}\\lVert Y\\mathbf{a}-\\mathbf{b}\\rVert^2` (same
+          minimiser), :math:`\\mathbf{a} \\leftarrow \\mathbf{a} - \\eta\\,\\tfrac{1}{N}Y^\\top(Y\\mathbf{a}-\\mathbf{b})`,
+          stopping when the gradient norm is below ``tol``.
+        * ``"lms"``: the Widrow-Hoff (LMS) single-sample rule,
+          :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\rho_k (b_i - \\mathbf{a}^\\top\\mathbf{z}_i)\\mathbf{z}_i`
+          over the samples in order, with the decreasing step
+          :math:`\\rho_k = \\eta/k` in epoch :math:`k = 1, 2, \\dots`;
+          stopping when one epoch moves :math:`\\mathbf{a}` by at most
+          ``tol * max(1, ||a||)``.
+    margins : {"ones", "fisher"} or array_like of shape (n_samples,), default="ones"
+        The targets :math:`b_i > 0`. ``"ones"``: all 1 (as :math:`N\\to\\infty`
+        this approximates the Bayes discriminant
+        :math:`P(\\omega_+\\mid\\mathbf{x}) - P(\\omega_-\\mid\\mathbf{x})` in the
+        least-squares sense). ``"fisher"``: :math:`N/N_+` for the positive and
+        :math:`N/N_-` for the negative class, which gives Fisher's direction
+        with threshold :math:`-\\mathbf{m}^\\top\\mathbf{w}`.
+    eta : float or "auto", default="auto"
+        Step size for ``"gd"``/``"lms"`` (ignored by ``"pinv"``). ``"auto"``
+        is :math:`1/L` for ``"gd"``, with :math:`L` the largest eigenvalue of
+        :math:`Y^\\top Y/N`, and :math:`1/\\max_i\\lVert\\mathbf{z}_i\\rVert^2` for
+        ``"lms"``. Steps that make the iteration diverge (:math:`\\eta \\ge 2/L`,
+        resp. :math:`\\eta\\max_i\\lVert\\mathbf{z}_i\\rVert^2 \\ge 2`) raise
+        ``ValueError`` rather than overflow.
+    max_iter : int, default=1000
+        Iterations (``"gd"``) or epochs (``"lms"``).
+    tol : float, default=1e-6
+
+    Attributes
+    ----------
+    a_ : ndarray of shape (n_features + 1,)
+        The augmented solution :math:`(\\mathbf{w}, b)`.
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    margins_ : ndarray of shape (n_samples,)
+        The targets :math:`\\mathbf{b}` used.
+    loss_curve_ : list of float
+        ``"gd"``/``"lms"`` only: :math:`\\lVert Y\\mathbf{a}-\\mathbf{b}\\rVert^2/N`
+        at the start and after every iteration/epoch.
+    n_iter_ : int
+        ``"gd"``/``"lms"`` only.
+    converged_ : bool
+    classes_, n_features_in_
+    """
+
+    def __init__(self, *, solver="pinv", margins="ones", eta="auto", max_iter=1000, tol=1e-6):
+        self.solver = solver
+        self.margins = margins
+        self.eta = eta
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Solve the least-squares problem with the chosen solver.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,), two distinct labels
+
+        Returns
+        -------
+        self
+        """
+        if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {list(_SOLVERS)}; got {self.solver!r}.")
+        if not (isinstance(self.eta, str) and self.eta == "auto"):
+            if isinstance(self.eta, str):
+                raise ValueError(f"eta must be 'auto' or a number > 0; got {self.eta!r}.")
+            check_positive(self.eta, "eta")
+        check_positive(self.max_iter, "max_iter", integer=True)
+        check_positive(self.tol, "tol", strict=False)
+        X, y = check_X_y(X, y)
+        self.classes_, y_pm = encode_binary(y, estimator="LeastSquaresClassifier")
+        Y = augment(X) * y_pm[:, None]
+        self.margins_ = _margin_vector(self.margins, y_pm)
+
+        if self.solver == "pinv":
+            a = np.linalg.pinv(Y) @ self.margins_
+            self.converged_ = True
+        else:
+            run = self._gradient_descent if self.solver == "gd" else self._widrow_hoff
+            a = run(Y, self.margins_, int(self.max_iter))
+        self.a_ = a
+        self.n_features_in_ = X.shape[1]
+        self.coef_ = a[None, :-1].copy()
+        self.intercept_ = a[-1:].copy()
+        return self
+
+    @staticmethod
+    def _mse(Y, a, b):
+        r = Y @ a - b
+        return float(r @ r) / Y.shape[0]
+
+    def _gradient_descent(self, Y, b, max_iter):
+        n = Y.shape[0]
+        L = np.linalg.eigvalsh(Y.T @ Y / n)[-1]
+        eta = 1.0 / L if isinstance(self.eta, str) else float(self.eta)
+        if eta >= 2.0 / L:
+            raise ValueError(
+                f"eta={eta:g} is too large: gradient descent diverges for eta >= 2/L = "
+                f"{2.0 / L:g} (L = largest eigenvalue of Y^T Y / N); use a smaller eta "
+                "or eta='auto', or standardise X."
+            )
+        a = np.zeros(Y.shape[1])
+        self.loss_curve_ = [self._mse(Y, a, b)]
+        self.converged_ = False
+        for it in range(1, max_iter + 1):
+            grad = Y.T @ (Y @ a - b) / n
+            if np.linalg.norm(grad) <= self.tol:
+                self.converged_ = True
+                it -= 1
+                break
+            a = a - eta * grad
+            self.loss_curve_.append(self._mse(Y, a, b))
+        self.n_iter_ = it
+        if not self.converged_:
+            warn_not_converged("LeastSquaresClassifier(solver='gd')", max_iter, "increase max_iter or eta")
+        return a
+
+    def _widrow_hoff(self, Y, b, max_iter):
+        sq_norms = np.einsum("ij,ij->i", Y, Y)
+        eta = 1.0 / sq_norms.max() if isinstance(self.eta, str) else float(self.eta)
+        if eta * sq_norms.max() >= 2.0:
+            raise ValueError(
+                f"eta={eta:g} is too large for the LMS rule: it must satisfy eta * max ||z_i||^2 < 2, "
+                f"i.e. eta < {2.0 / sq_norms.max():g}; use a smaller eta, eta='auto', or standardise X."
+            )
+        a = np.zeros(Y.shape[1])
+        self.loss_curve_ = [self._mse(Y, a, b)]
+        self.converged_ = False
+        for epoch in range(1, max_iter + 1):
+            rho = eta / epoch
+            a_start = a.copy()
+            for z, b_i in zip(Y, b):
+                a += rho * (b_i - a @ z) * z
+            self.loss_curve_.append(self._mse(Y, a, b))
+            if np.linalg.norm(a - a_start) <= self.tol * max(1.0, np.linalg.norm(a)):
+                self.converged_ = True
+                break
+        self.n_iter_ = epoch
+        if not self.converged_:
+            warn_not_converged("LeastSquaresClassifier(solver='lms')", max_iter, "increase max_iter")
+        return a

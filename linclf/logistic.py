@@ -1,0 +1,414 @@
+r"""Binary logistic regression by gradient descent or Newton's method (IRLS).
+
+The model is :math:`P(y=1 \mid \mathbf{x}) = \sigma(\mathbf{w}^\top\mathbf{x} + b)`
+and the training objective is the mean cross-entropy plus an L2 penalty on
+:math:`\mathbf{w}` (not on the intercept :math:`b`):
+
+.. math::
+
+    L(\mathbf{w}, b) = \frac1N \sum_{n=1}^N \Big[-y_n \log \hat y_n
+        - (1 - y_n)\log(1-\hat y_n)\Big] + \frac{\alpha}{2}\lVert\mathbf{w}\rVert^2,
+    \qquad \hat y_n = \sigma(\mathbf{w}^\top\mathbf{x}_n + b),\ y_n \in \{0, 1\}.
+
+With labels :math:`t_n = 2y_n - 1 \in \{-1, +1\}` the bracket equals
+:math:`\log(1 + e^{-t_n f(\mathbf{x}_n)})`, the logistic loss of the margin.
+
+Gradient and Hessian (with the augmented :math:`\tilde{\mathbf{x}} = (\mathbf{x}, 1)`):
+
+.. math::
+
+    \nabla L = \frac1N \tilde X^\top(\hat{\mathbf{y}} - \mathbf{y}) + \alpha(\mathbf{w}, 0),
+    \qquad
+    H = \frac1N \tilde X^\top R\, \tilde X + \alpha\,\mathrm{diag}(1, \dots, 1, 0),
+    \quad R = \mathrm{diag}\big(\hat y_n(1-\hat y_n)\big).
+
+When :math:`\alpha = 0` and a hyperplane separates the two classes, the loss
+can be driven to 0 by scaling that hyperplane up: the maximum-likelihood
+estimate does not exist and the weights grow without bound. :class:`LogisticRegression`
+detects this exactly (the current iterate classifies every training point
+correctly, so scaling it up lowers the loss towards 0), stops, and warns.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._validation import (
+    ConvergenceWarning,
+    check_is_fitted,
+    check_n_features,
+    check_positive,
+    check_X_y,
+    encode_binary,
+    warn_not_converged,
+)
+from .base import BaseEstimator, LinearClassifierMixin
+from .special import log_sigmoid, sigmoid
+
+__all__ = ["LogisticRegression", "logistic_loss_and_grad", "logistic_hessian"]
+
+# Stop following a separable problem once the mean loss is this small: the
+# iterate already separates the data and every further step only rescales it.
+_SEPARABLE_LOSS = 1e-6
+
+
+def _augment(X, fit_intercept):
+    return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+
+
+def logistic_loss_and_grad(w, b, X, y01, alpha=0.0):
+    r"""Regularised mean cross-entropy of logistic regression and its gradient.
+
+    .. math::
+
+        L = \frac1N\sum_n \log\big(1 + e^{-t_n f_n}\big) + \frac{\alpha}{2}\lVert\mathbf{w}\rVert^2,
+        \quad f_n = \mathbf{w}^\top\mathbf{x}_n + b,\ t_n = 2y_n - 1,
+
+        \frac{\partial L}{\partial\mathbf{w}} = \frac1N X^\top(\sigma(\mathbf f) - \mathbf y) + \alpha\mathbf{w},
+        \qquad \frac{\partial L}{\partial b} = \frac1N\sum_n(\sigma(f_n) - y_n).
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+    b : float
+    X : ndarray of shape (N, d)
+    y01 : ndarray of shape (N,)
+        Targets in {0, 1}.
+    alpha : float, default=0.0
+        L2 strength (the intercept is not penalised).
+
+    Returns
+    -------
+    loss : float
+    grad_w : ndarray of shape (d,)
+    grad_b : float
+    """
+    w = np.asarray(w, dtype=float).ravel()
+    X = np.asarray(X, dtype=float)
+    y01 = np.asarray(y01, dtype=float).ravel()
+    f = X @ w + b
+    t = 2.0 * y01 - 1.0
+    # -log sigma(t f) is log(1 + e^{-t f}) computed without overflow.
+    loss = -np.mean(log_sigmoid(t * f)) + 0.5 * alpha * float(w @ w)
+    residual = sigmoid(f) - y01  # yhat - y
+    N = X.shape[0]
+    grad_w = X.T @ residual / N + alpha * w
+    grad_b = float(np.mean(residual))
+    return float(loss), grad_w, grad_b
+
+
+def logistic_hessian(w, b, X, alpha=0.0, fit_intercept=True):
+    r"""Hessian of :func:`logistic_loss_and_grad` with respect to :math:`(\mathbf{w}, b)`.
+
+    .. math::
+
+        H = \frac1N \tilde X^\top R \tilde X + \alpha\,\mathrm{diag}(1,\dots,1,0),
+        \qquad R_{nn} = \sigma(f_n)\big(1 - \sigma(f_n)\big).
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+    b : float
+    X : ndarray of shape (N, d)
+    alpha : float, default=0.0
+    fit_intercept : bool, default=True
+        If True the last row/column is the intercept and the result has shape
+        (d + 1, d + 1); otherwise (d, d).
+
+    Returns
+    -------
+    ndarray of shape (d + 1, d + 1) or (d, d)
+    """
+    w = np.asarray(w, dtype=float).ravel()
+    X = np.asarray(X, dtype=float)
+    f = X @ w + b
+    # sigma(f)(1 - sigma(f)) = sigma(f) sigma(-f): no cancellation for large |f|.
+    r = sigmoid(f) * sigmoid(-f)
+    Xa = _augment(X, fit_intercept)
+    H = (Xa.T * r) @ Xa / X.shape[0]
+    d = X.shape[1]
+    H[np.arange(d), np.arange(d)] += alpha
+    return H
+
+
+def _backtracking(fun, theta, loss, grad, direction, *, c=1e-4, max_halvings=50):
+    """Armijo backtracking: the largest step 2^-j whose loss decrease is sufficient.
+
+    Returns ``(step, new_theta, new_loss)``, or ``(0.0, theta, loss)`` if no step
+    of the direction lowers the loss (the loss is flat at machine precision).
+    """
+    slope = float(grad @ direction)
+    step = 1.0
+    for _ in range(max_halvings):
+        candidate = theta + step * direction
+        new_loss = fun(candidate)
+        if np.isfinite(new_loss) and new_loss <= loss + c * step * slope:
+            return step, candidate, new_loss
+        step *= 0.5
+    return 0.0, theta, loss
+
+
+def _newton_direction(H, g):
+    """Solve ``H p = -g``; fall back to least squares or to ``-g`` if that fails."""
+    try:
+        p = np.linalg.solve(H, -g)
+    except np.linalg.LinAlgError:
+        p = np.linalg.lstsq(H, -g, rcond=None)[0]
+    if not np.all(np.isfinite(p)) or float(g @ p) >= 0.0:
+        # Singular or indefinite to rounding: steepest descent is always a descent direction.
+        p = -g
+    return p
+
+
+def _warn_unconverged(est, grad_norm, stalled, hint=""):
+    """ConvergenceWarning for a fit that ended with the gradient norm above ``tol``."""
+    name = type(est).__name__
+    if stalled:
+        msg = (
+            f"{name} stopped after {est.n_iter_} iterations: the line search could not "
+            f"lower the loss any further, with the gradient norm {grad_norm:.2e} still "
+            f"above tol={est.tol}. The loss is flat to machine precision there, which "
+            "usually means badly scaled features (standardise X) or a tol too small "
+            "for the scale of the data"
+        )
+        if hint:
+            msg += f"; {hint}"
+        warnings.warn(msg + ".", ConvergenceWarning, stacklevel=3)
+    else:
+        detail = f"gradient norm {grad_norm:.2e} > tol={est.tol}"
+        if hint:
+            detail += f"; {hint}"
+        warn_not_converged(name, est.max_iter, detail)
+
+
+def _check_common_params(est, solvers):
+    if not isinstance(est.solver, str) or est.solver not in solvers:
+        raise ValueError(f"solver must be one of {list(solvers)}; got {est.solver!r}.")
+    check_positive(est.alpha, "alpha", strict=False)
+    check_positive(est.eta, "eta")
+    check_positive(est.max_iter, "max_iter", integer=True)
+    check_positive(est.tol, "tol", strict=False)
+    if not isinstance(est.fit_intercept, (bool, np.bool_)):
+        raise TypeError(f"fit_intercept must be True or False; got {est.fit_intercept!r}.")
+
+
+class LogisticRegression(BaseEstimator, LinearClassifierMixin):
+    r"""Binary logistic regression with an optional L2 penalty.
+
+    Minimises the mean cross-entropy plus :math:`\frac{\alpha}{2}\lVert\mathbf{w}\rVert^2`
+    (the intercept is not penalised). This is scikit-learn's
+    ``LogisticRegression(C=1/(alpha * N))`` up to the factor N in the objective.
+
+    Parameters
+    ----------
+    solver : {"newton", "gd"}, default="newton"
+        ``"gd"``: batch gradient descent :math:`\theta \leftarrow \theta - \eta\nabla L`
+        with the fixed step ``eta``. ``"newton"``: Newton's method, i.e.
+        iteratively reweighted least squares, :math:`\theta \leftarrow \theta - t H^{-1}\nabla L`,
+        with the step :math:`t \in \{1, \tfrac12, \tfrac14, \dots\}` chosen by
+        Armijo backtracking so that the loss always decreases (a pure Newton
+        step can overshoot far from the optimum).
+    alpha : float >= 0, default=0.0
+        L2 regularisation strength :math:`\alpha`.
+    fit_intercept : bool, default=True
+        Learn :math:`b`; otherwise :math:`b = 0`.
+    eta : float > 0, default=0.1
+        Step size of ``"gd"`` (ignored by ``"newton"``).
+    max_iter : int > 0, default=100
+        Maximum number of iterations.
+    tol : float >= 0, default=1e-8
+        Stop when the Euclidean norm of the gradient is below ``tol``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive class (:math:`y = 1`).
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    n_features_in_ : int
+    n_iter_ : int
+        Number of iterations (parameter updates) performed.
+    loss_curve_ : list of float
+        Regularised loss at the start and after each iteration
+        (length ``n_iter_ + 1``).
+    converged_ : bool
+        Whether the gradient norm fell below ``tol``.
+    separable_ : bool
+        True when ``alpha == 0`` and the fitted hyperplane separates the
+        training data, so that no maximum-likelihood estimate exists.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If the data are linearly separable and ``alpha == 0`` (the weights would
+        grow forever; fitting stops at a finite separating hyperplane), or if
+        ``max_iter`` is reached first.
+
+    Notes
+    -----
+    The stopping test ``||grad|| < tol`` is absolute, so it depends on the scale
+    of the features: standardise them (the gradient of features of size 1e-8 is
+    below the default ``tol`` already at ``w = 0``).
+
+    Separability is detected exactly only when it is complete (some hyperplane
+    puts every sample strictly on its side). Under *quasi*-complete separation
+    (separable except for samples lying on the separating hyperplane) the MLE
+    does not exist either, but the loss stays positive; the solvers then stop
+    at large but finite weights without a separability warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> clf = LogisticRegression(alpha=0.1).fit(X, ["a", "b", "a", "b"])
+    >>> clf.predict_proba(X).shape
+    (4, 2)
+    """
+
+    def __init__(self, *, solver="newton", alpha=0.0, fit_intercept=True, eta=0.1,
+                 max_iter=100, tol=1e-8):
+        self.solver = solver
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.eta = eta
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # -- the objective in terms of one flat parameter vector theta = (w, b) --
+
+    def _split(self, theta):
+        if self.fit_intercept:
+            return theta[:-1], float(theta[-1])
+        return theta, 0.0
+
+    def _loss_grad(self, theta, X, y01):
+        w, b = self._split(theta)
+        loss, grad_w, grad_b = logistic_loss_and_grad(w, b, X, y01, self.alpha)
+        grad = np.append(grad_w, grad_b) if self.fit_intercept else grad_w
+        return loss, grad
+
+    def fit(self, X, y):
+        """Fit the model by minimising the regularised cross-entropy.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            Exactly two distinct labels.
+
+        Returns
+        -------
+        self
+        """
+        _check_common_params(self, ("newton", "gd"))
+        X, y = check_X_y(X, y)
+        self.classes_, t = encode_binary(y, estimator=type(self).__name__)
+        y01 = (t + 1.0) / 2.0
+        self.n_features_in_ = X.shape[1]
+
+        theta = np.zeros(X.shape[1] + int(self.fit_intercept))
+        loss, grad = self._loss_grad(theta, X, y01)
+        losses = [loss]
+        converged = stalled = False
+        n_iter = 0
+        while True:
+            if np.linalg.norm(grad) < self.tol:
+                converged = True
+                break
+            if self.alpha == 0 and loss < _SEPARABLE_LOSS and self._separates(theta, X, t):
+                break
+            if n_iter >= self.max_iter:
+                break
+            if self.solver == "gd":
+                theta = theta - self.eta * grad
+            else:
+                w, b = self._split(theta)
+                H = logistic_hessian(w, b, X, self.alpha, self.fit_intercept)
+                p = _newton_direction(H, grad)
+                step, theta, _ = _backtracking(
+                    lambda th: self._loss_grad(th, X, y01)[0], theta, loss, grad, p
+                )
+                if step == 0.0:
+                    stalled = True
+                    break
+            n_iter += 1
+            loss, grad = self._loss_grad(theta, X, y01)
+            losses.append(loss)
+
+        w, b = self._split(theta)
+        self.coef_ = w.reshape(1, -1).copy()
+        self.intercept_ = np.array([b])
+        self.n_iter_ = int(n_iter)
+        self.loss_curve_ = losses
+        self.converged_ = converged
+        self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, t))
+        if self.separable_:
+            warnings.warn(
+                "LogisticRegression: the training data look linearly separable "
+                f"(the hyperplane after {self.n_iter_} iterations classifies every "
+                "sample correctly), so with alpha=0 the maximum-likelihood weights "
+                "do not exist: the loss tends to 0 as ||w|| grows without bound. "
+                "Fitting stopped at a finite separating hyperplane whose "
+                "probabilities are not meaningful; use alpha > 0 for a unique solution.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif not self.converged_:
+            hint = "try a larger max_iter, a different eta or solver='newton'" if self.solver == "gd" else ""
+            _warn_unconverged(self, float(np.linalg.norm(grad)), stalled, hint)
+        return self
+
+    def _separates(self, theta, X, t):
+        w, b = self._split(theta)
+        return bool(np.all(t * (X @ w + b) > 0))
+
+    def predict_proba(self, X):
+        """Class probabilities: column 1 is :math:`\\sigma(f(\\mathbf{x}))`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2), rows sum to 1, columns ordered as ``classes_``
+        """
+        f = self.decision_function(X)
+        # sigma(-f) rather than 1 - sigma(f): exact for tiny probabilities.
+        return np.column_stack([sigmoid(-f), sigmoid(f)])
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`, computed without taking log of 0.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        f = self.decision_function(X)
+        return np.column_stack([log_sigmoid(-f), log_sigmoid(f)])
+
+    def loss(self, X, y):
+        """Regularised mean cross-entropy of the fitted model on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "coef_")
+        X = check_n_features(self, X)
+        y = np.asarray(y)
+        unknown = ~np.isin(y, self.classes_)
+        if y.shape != (X.shape[0],) or np.any(unknown):
+            raise ValueError(
+                f"y must be a 1-D array of {X.shape[0]} labels from {list(self.classes_)}."
+            )
+        y01 = (y == self.classes_[1]).astype(float)
+        return logistic_loss_and_grad(self.coef_.ravel(), self.intercept_[0], X, y01, self.alpha)[0]

@@ -1,0 +1,723 @@
+r"""Sequential minimal optimisation (SMO) for the soft-margin SVM dual.
+
+The dual, in the minimisation form used by libsvm, is
+
+.. math::
+
+    \min_{\boldsymbol\alpha}\ f(\boldsymbol\alpha) = \tfrac12 \boldsymbol\alpha^\top Q \boldsymbol\alpha
+    - \mathbf{e}^\top\boldsymbol\alpha
+    \quad\text{s.t.}\quad 0 \le \alpha_i \le C,\ \ \mathbf{y}^\top\boldsymbol\alpha = 0,
+    \qquad Q_{ij} = y_i y_j K(\mathbf{x}_i, \mathbf{x}_j).
+
+**State.** Instead of the gradient :math:`\nabla f = Q\boldsymbol\alpha - \mathbf e` the
+solver keeps :math:`v_t = -y_t \nabla_t f = y_t - \sum_s y_s \alpha_s K_{ts}`, i.e. the label
+minus the bias-free decision value. A step may increase :math:`\alpha_i` in the
+direction :math:`y_i` only if :math:`i \in I_{up} = \{t: y_t=+1, \alpha_t<C\} \cup \{t: y_t=-1, \alpha_t>0\}`,
+and decrease :math:`y_j\alpha_j` only if :math:`j \in I_{low}` (the mirror set). With
+
+.. math:: m(\boldsymbol\alpha) = \max_{t\in I_{up}} v_t, \qquad M(\boldsymbol\alpha) = \min_{t\in I_{low}} v_t,
+
+the KKT conditions are :math:`m \le M` and the solver stops when :math:`m - M \le` ``tol``
+(libsvm's criterion). Any :math:`b \in [m, M]` is then a valid intercept.
+
+**Step.** For a pair :math:`i \in I_{up}`, :math:`j \in I_{low}` with :math:`b_{ij} = v_i - v_j > 0`,
+moving :math:`\alpha_i \mathrel{+}= y_i t`, :math:`\alpha_j \mathrel{-}= y_j t` keeps
+:math:`\mathbf y^\top\boldsymbol\alpha` fixed and changes :math:`f` by
+:math:`-b_{ij} t + \tfrac12 a_{ij} t^2` with :math:`a_{ij} = K_{ii} + K_{jj} - 2K_{ij}
+= \lVert\phi(\mathbf x_i) - \phi(\mathbf x_j)\rVert^2`; so :math:`t = \min(b_{ij}/a_{ij}, \text{room at the bounds})`.
+Then :math:`\mathbf v \mathrel{-}= t\,(K_{i\cdot} - K_{j\cdot})`.
+
+**Working-set selection** (``selection``):
+
+* ``"mvp"``: the maximal violating pair :math:`i = \arg\max_{I_{up}} v`, :math:`j = \arg\min_{I_{low}} v`
+  (Keerthi et al. 2001);
+* ``"wss2"``: the same :math:`i`, but :math:`j` maximises the guaranteed decrease
+  :math:`b_{it}^2 / a_{it}` among :math:`t \in I_{low}` with :math:`v_t < v_i` (Fan, Chen & Lin
+  2005; libsvm's rule);
+* ``"platt"``: Platt's (1998) heuristics: an outer loop over KKT violators
+  alternating full passes and passes over the non-bound :math:`\alpha`, the second index
+  chosen by :math:`\max|E_1 - E_2|` from the error cache, then by scanning.
+
+**Kernel rows.** Row :math:`r` is stored as the curvatures
+:math:`A_{rt} = K_{rr} + K_{tt} - 2K_{rt} + \tau = a_{rt} + \tau`, which is what the
+second-order selection divides by, and
+:math:`K_{i\cdot} - K_{j\cdot} = \tfrac12\big((K_{ii} - K_{jj}) - (A_{i\cdot} - A_{j\cdot})\big)`; the
+constant part of that update is accumulated in one scalar, because every choice
+the solver makes depends only on differences of :math:`v`. Rows are computed on demand
+(vectorised) and kept in a least-recently-used cache of ``cache_size`` MB; when the whole
+matrix fits, every row is computed at most once, so for moderate :math:`N` this is the
+precomputed Gram matrix minus the rows the solver never touches.
+
+**Shrinking** (``selection`` ``"wss2"``/``"mvp"``): as in libsvm, every ``min(N, 1000)`` steps
+the variables at a bound that cannot be part of a violating pair are set aside
+(:math:`t \in I_{up}\setminus I_{low}` with :math:`v_t < M`, or :math:`t \in I_{low}\setminus I_{up}`
+with :math:`v_t > m`), and the solver works on a compacted copy of the remaining
+ones. Their :math:`v_t` are recomputed before the final check on all variables, so
+the result satisfies the stopping rule on the whole problem.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["KernelSpec", "SMOResult", "smo_solve", "SELECTIONS", "TAU"]
+
+SELECTIONS = ("wss2", "mvp", "platt")
+
+#: Floor for the curvature a_ij (libsvm's tau): guards against a_ij = 0 for
+#: duplicate points and a_ij < 0 for indefinite kernels.
+TAU = 1e-12
+
+#: Hard margin: a certificate of non-separability is accepted once the two
+#: classes' convex hulls in feature space are provably closer than this many
+#: times the largest norm max_i ||phi(x_i)||.
+HARD_MARGIN_RTOL = 1e-4
+
+
+# ---------------------------------------------------------------------------
+# kernel rows
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class KernelSpec:
+    """A kernel the solver can evaluate row by row.
+
+    ``name`` is one of ``"linear"``, ``"poly"``, ``"rbf"``, ``"laplacian"``,
+    ``"sigmoid"`` or ``"precomputed"`` (then ``K`` holds the full Gram matrix,
+    e.g. from a user callable).
+    """
+
+    name: str
+    gamma: float = 1.0
+    degree: int = 3
+    coef0: float = 0.0
+    K: np.ndarray | None = None
+
+    def block(self, A, B, sq_A=None, sq_B=None):
+        """``K(A, B)`` for row blocks of the training data (internal, no validation)."""
+        if self.name == "linear":
+            return A @ B.T
+        if self.name == "poly":
+            G = A @ B.T
+            G *= self.gamma
+            G += self.coef0
+            return G**self.degree
+        if self.name == "sigmoid":
+            G = A @ B.T
+            G *= self.gamma
+            G += self.coef0
+            return np.tanh(G, out=G)
+        if self.name == "rbf":
+            sq_A = np.einsum("ij,ij->i", A, A) if sq_A is None else sq_A
+            sq_B = np.einsum("ij,ij->i", B, B) if sq_B is None else sq_B
+            G = A @ B.T
+            G *= -2.0
+            G += sq_A[:, None]
+            G += sq_B[None, :]
+            np.maximum(G, 0.0, out=G)
+            G *= -self.gamma
+            return np.exp(G, out=G)
+        if self.name == "laplacian":
+            G = np.zeros((A.shape[0], B.shape[0]))
+            for k in range(A.shape[1]):
+                G += np.abs(A[:, k, None] - B[None, :, k])
+            G *= -self.gamma
+            return np.exp(G, out=G)
+        raise ValueError(f"no block evaluation for kernel {self.name!r}")  # pragma: no cover
+
+    def diagonal(self, X):
+        """``K(x_i, x_i)`` for every row of ``X``."""
+        if self.name == "precomputed":
+            return np.ascontiguousarray(np.diag(self.K), dtype=float)
+        if self.name in ("rbf", "laplacian"):
+            return np.ones(X.shape[0])
+        sq = np.einsum("ij,ij->i", X, X)
+        if self.name == "linear":
+            return sq
+        if self.name == "poly":
+            return (self.gamma * sq + self.coef0) ** self.degree
+        return np.tanh(self.gamma * sq + self.coef0)
+
+
+class _Rows:
+    r"""Rows :math:`A_{r\cdot} = K_{rr} + \operatorname{diag}(K)_A - 2K_{rA} + \tau` for an index subset ``A``.
+
+    :math:`A_{rt} - \tau = \lVert\phi(\mathbf x_r) - \phi(\mathbf x_t)\rVert^2` is the curvature
+    :math:`a_{rt}` of the pair :math:`(r, t)`; adding :math:`\tau` (a tiny multiple of the
+    kernel's scale) keeps it positive for duplicate points, so ``b**2 / A`` is safe.
+
+    Computed on demand and kept in an LRU cache of at most ``max_rows`` rows.
+    A cache built for a shrunk subset first looks for the row in its parent's
+    cache (a slice is cheaper than a kernel evaluation).
+    """
+
+    def __init__(self, spec, X, idx, kdiag, cache_bytes, tau, parent=None, parent_pos=None,
+                 counter=None):
+        self.spec = spec
+        self.tau = tau
+        self.counter = counter if counter is not None else [0]
+        self.idx = idx
+        self.X = X[idx] if X is not None else None
+        self.kdiag = kdiag[idx]
+        self.neg_gsq = (
+            -spec.gamma * np.einsum("ij,ij->i", self.X, self.X) if spec.name == "rbf" else None
+        )
+        n = idx.shape[0]
+        self.max_rows = max(2, int(cache_bytes // (8 * n)))
+        self.rows = OrderedDict()
+        self.parent = parent
+        self.parent_pos = parent_pos
+
+    def peek(self, r):
+        """The cached row ``r`` (or one derived from an ancestor's), else ``None``."""
+        row = self.rows.get(r)
+        if row is None and self.parent is not None:
+            prow = self.parent.peek(self.parent_pos[r])
+            if prow is not None:
+                row = prow[self.parent_pos]
+                self._store(r, row)
+        return row
+
+    def _store(self, r, row):
+        rows = self.rows
+        rows[r] = row
+        if len(rows) > self.max_rows:
+            rows.popitem(last=False)
+
+    def get(self, r):
+        row = self.rows.get(r)
+        if row is not None:
+            self.rows.move_to_end(r)
+            return row
+        row = self.peek(r) if self.parent is not None else None
+        if row is None:
+            row = self._compute(r)
+            self._store(r, row)
+        return row
+
+    def _compute(self, r):
+        self.counter[0] += 1
+        spec = self.spec
+        name = spec.name
+        if name == "precomputed":
+            k = spec.K[self.idx[r], self.idx]
+        elif name in ("linear", "poly", "sigmoid", "rbf"):
+            X = self.X
+            k = np.empty(X.shape[0])
+            np.dot(X, X[r], out=k)
+            if name == "rbf":
+                # -gamma ||x_r - x_t||^2 = 2 gamma x_r.x_t - gamma |x_t|^2 - gamma |x_r|^2
+                g = spec.gamma
+                k *= 2.0 * g
+                k += self.neg_gsq
+                k += self.neg_gsq[r]
+                np.minimum(k, 0.0, out=k)  # round-off can make a distance negative
+                np.exp(k, out=k)
+            elif name == "poly":
+                k *= spec.gamma
+                k += spec.coef0
+                np.power(k, spec.degree, out=k)
+            elif name == "sigmoid":
+                k *= spec.gamma
+                k += spec.coef0
+                np.tanh(k, out=k)
+        else:
+            k = spec.block(self.X[r : r + 1], self.X)[0]
+        # A_r = K_rr + diag(K) - 2 K_r + tau, in place
+        k *= -2.0
+        k += self.kdiag
+        k += self.kdiag[r] + self.tau
+        return k
+
+
+# ---------------------------------------------------------------------------
+# the solver
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class SMOResult:
+    """What :func:`smo_solve` returns.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n,)
+        The dual variables (exactly 0 or C at the bounds).
+    v : ndarray of shape (n,)
+        :math:`v_t = y_t - \\sum_s y_s\\alpha_s K_{ts}` at the solution.
+    b : float
+        Intercept: mean of :math:`v_t` over free :math:`\\alpha_t`, else :math:`(m + M)/2`.
+    n_iter : int
+        Number of two-variable steps taken.
+    gap : float
+        Final :math:`m(\\alpha) - M(\\alpha)`.
+    converged : bool
+    n_kernel_rows : int
+        Kernel rows evaluated (a cost measure).
+    """
+
+    alpha: np.ndarray
+    v: np.ndarray
+    b: float
+    n_iter: int
+    gap: float
+    converged: bool
+    n_kernel_rows: int
+
+
+class NotSeparableError(ValueError):
+    """The hard-margin (C = inf) dual is unbounded: the classes overlap in feature space."""
+
+
+def _status_rows(V, alpha, y, C):
+    """Fill rows 1 (v on I_up, else -inf) and 2 (v on I_low, else +inf) of ``V`` from row 0."""
+    up = np.where(y > 0, alpha < C, alpha > 0)
+    low = np.where(y > 0, alpha > 0, alpha < C)
+    V[1] = np.where(up, V[0], -np.inf)
+    V[2] = np.where(low, V[0], np.inf)
+
+
+def _violation(V):
+    i = int(V[1].argmax())
+    j = int(V[2].argmin())
+    return V[1, i] - V[2, j], i, j
+
+
+class _Problem:
+    """Shared data of one solve: labels, kernel, bounds, global alpha and v."""
+
+    def __init__(self, spec, X, y, C, tol, cache_bytes):
+        self.spec = spec
+        self.X = X
+        self.y = y
+        self.C = C
+        self.tol = tol
+        self.cache_bytes = cache_bytes
+        self.n = y.shape[0]
+        self.kdiag = spec.diagonal(X)
+        self.alpha = np.zeros(self.n)
+        self.v = y.copy()  # alpha = 0  =>  v = y
+        self.n_rows = 0
+
+    def reconstruct(self, stale):
+        """Recompute ``v`` on the indices ``stale`` from the current ``alpha``."""
+        sv = np.flatnonzero(self.alpha > 0)
+        if stale.size == 0:
+            return
+        beta = self.y[sv] * self.alpha[sv]
+        if sv.size == 0:
+            self.v[stale] = self.y[stale]
+            return
+        spec = self.spec
+        if spec.name == "precomputed":
+            f = spec.K[np.ix_(stale, sv)] @ beta
+        elif spec.name == "linear":
+            f = self.X[stale] @ (self.X[sv].T @ beta)
+        else:
+            # blocks of rows so that the temporary stays below ~32 MB
+            step = max(1, int(4e6 // max(sv.size, 1)))
+            Xsv = self.X[sv]
+            f = np.empty(stale.size)
+            for s in range(0, stale.size, step):
+                rows = stale[s : s + step]
+                f[s : s + step] = spec.block(self.X[rows], Xsv) @ beta
+        self.v[stale] = self.y[stale] - f
+
+
+class _Level:
+    """The working copy of an active subset ``idx`` of the variables."""
+
+    def __init__(self, prob, idx, rows):
+        self.idx = idx
+        self.rows = rows
+        self.y = prob.y[idx]
+        self.alpha = prob.alpha[idx]
+        self.kd = prob.kdiag[idx]
+        n = idx.shape[0]
+        self.V = np.empty((3, n))
+        self.V[0] = prob.v[idx]
+        _status_rows(self.V, self.alpha, self.y, prob.C)
+        self.buf_b = np.empty(n)
+        self.buf_a = np.empty(n)
+        self.buf_t = np.empty(n)
+        # Python lists: scalar reads and writes are several times faster than on arrays
+        self.al = self.alpha.tolist()
+        self.yl = self.y.tolist()
+        self.kdl = self.kd.tolist()
+        # the stored V[0] is v - shift: steps add a constant to v that only
+        # the final v needs (every choice depends on differences of v)
+        self.shift = 0.0
+
+    def store(self, prob):
+        self.alpha[:] = self.al
+        prob.alpha[self.idx] = self.alpha
+        prob.v[self.idx] = self.V[0] + self.shift
+
+
+def _hard_margin_check(level, prob, R2):
+    r"""Raise if the iterate certifies that the classes' convex hulls (almost) meet.
+
+    With :math:`S = \sum\alpha` and :math:`\mathbf w = \sum y_t\alpha_t\phi(\mathbf x_t)`,
+    :math:`\alpha/(S/2)` are convex weights on each class (because
+    :math:`\mathbf y^\top\alpha = 0`) and :math:`\delta = \lVert\mathbf w\rVert/(S/2)` is the
+    distance between the two resulting points of the hulls: an upper bound on the
+    hull distance :math:`2\gamma` (equal to it at the hard-margin optimum).
+    """
+    S = prob.alpha.sum()
+    if S <= 0:
+        return
+    # ||w||^2 = alpha^T Q alpha = sum(alpha) - sum(alpha * y * v)
+    w2 = max(S - float(np.dot(prob.alpha * prob.y, prob.v)), 0.0)
+    delta = np.sqrt(w2) / (S / 2)
+    if delta < HARD_MARGIN_RTOL * np.sqrt(R2):
+        raise NotSeparableError(
+            "C=np.inf (hard margin) needs data that are linearly separable in the "
+            "kernel's feature space, but these are not: the dual objective is unbounded "
+            f"(sum(alpha) has grown to {S:.3g} while the two classes' convex hulls are "
+            f"within {delta:.3g} of each other). Use a finite C (soft margin)."
+        )
+
+
+def smo_solve(
+    spec,
+    X,
+    y,
+    C,
+    *,
+    tol=1e-3,
+    max_iter=-1,
+    selection="wss2",
+    shrinking=False,
+    cache_size=200.0,
+):
+    """Solve the SVM dual by SMO.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+    X : ndarray of shape (n, d) or None
+        Training data (``None`` for ``spec.name == "precomputed"``).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box bound; ``np.inf`` for the hard margin.
+    tol : float
+        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
+    max_iter : int
+        Maximal number of steps; ``-1`` means ``max(10**7, 100 n)``.
+    selection : {"wss2", "mvp", "platt"}
+    shrinking : bool
+        Use libsvm-style shrinking (``"wss2"`` and ``"mvp"`` only).
+    cache_size : float
+        Kernel-row cache in MB.
+
+    Returns
+    -------
+    SMOResult
+
+    Raises
+    ------
+    NotSeparableError
+        With ``C = inf`` when the data are not separable in feature space.
+    """
+    prob = _Problem(spec, X, y, C, tol, cache_size * 2**20)
+    n = prob.n
+    limit = max(10_000_000, 100 * n) if max_iter == -1 else int(max_iter)
+    idx = np.arange(n)
+    hard = np.isinf(C)
+    R2 = float(np.max(prob.kdiag)) if n else 1.0
+    prob.tau = TAU * max(1.0, R2)
+    root = _Rows(spec, X, idx, prob.kdiag, prob.cache_bytes, prob.tau)
+    if selection == "platt":
+        n_iter, converged = _platt(prob, root, limit, hard, R2)
+    else:
+        n_iter, converged = _pairwise(prob, root, limit, selection, shrinking, hard, R2)
+    if hard:
+        _hard_margin_check(None, prob, R2)
+    V = np.empty((3, n))
+    V[0] = prob.v
+    _status_rows(V, prob.alpha, prob.y, C)
+    gap, _, _ = _violation(V)
+    free = (prob.alpha > 0) & (prob.alpha < C)
+    if np.any(free):
+        b = float(prob.v[free].mean())
+    else:
+        b = float((V[1].max() + V[2].min()) / 2)
+    return SMOResult(
+        alpha=prob.alpha,
+        v=prob.v,
+        b=b,
+        n_iter=n_iter,
+        gap=float(gap),
+        converged=converged,
+        n_kernel_rows=prob.n_rows,
+    )
+
+
+def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
+    """Main loop for ``"wss2"`` and ``"mvp"``: pick a pair, solve it, update v."""
+    C, tol, tau = prob.C, prob.tol, prob.tau
+    n = prob.n
+    wss2 = selection == "wss2"
+    # indefinite kernels can have A <= 0: clip a copy before dividing
+    safe = prob.spec.name in ("sigmoid", "precomputed")
+    level = _Level(prob, np.arange(n), root)
+    shrink_every = min(n, 1000)
+    counter = shrink_every
+    unshrunk = False
+    it = 0
+    converged = False
+    inf = np.inf
+    maximum, subtract, multiply, divide = np.maximum, np.subtract, np.multiply, np.divide
+
+    def bind(lv):
+        return (lv.V, lv.V[0], lv.V[1], lv.V[2], lv.yl, lv.al, lv.kdl, lv.rows,
+                lv.rows.rows, lv.rows.max_rows < lv.idx.size,
+                lv.buf_b, lv.buf_a, lv.buf_t, lv.shift)
+
+    V, v, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+
+    while it < limit:
+        counter -= 1
+        if counter == 0:
+            counter = shrink_every
+            level.shift = shift
+            if hard:
+                level.store(prob)
+                if level.idx.size < n:
+                    prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+                _hard_margin_check(level, prob, R2)
+            if shrinking:
+                level, unshrunk, changed = _shrink(prob, level, root, unshrunk)
+                if changed:
+                    V, v, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+
+        i = int(vup.argmax())
+        m = float(vup[i])
+        jm = int(vlow.argmin())
+        if m - vlow[jm] <= tol:
+            if level.idx.size == n:
+                converged = True
+                break
+            # converged on the active set: recompute the rest and check them all
+            level.shift = shift
+            level.store(prob)
+            prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+            level = _Level(prob, np.arange(n), root)
+            V, v, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+            if _violation(V)[0] <= tol:
+                converged = True
+                break
+            counter = 1
+            continue
+
+        Ai = rows.get(i) if lru else cached.get(i)
+        if Ai is None:
+            Ai = rows.get(i)
+        if wss2:
+            # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0
+            subtract(m, vlow, out=bb)  # -inf outside I_low
+            maximum(bb, 0.0, out=bb)
+            multiply(bb, bb, out=bb)
+            if safe:
+                maximum(Ai, tau, out=ba)
+                divide(bb, ba, out=bb)
+            else:
+                divide(bb, Ai, out=bb)
+            j = int(bb.argmax())
+        else:
+            j = jm
+        Aj = rows.get(j) if lru else cached.get(j)
+        if Aj is None:
+            Aj = rows.get(j)
+
+        # two-variable step: alpha_i += y_i t, alpha_j -= y_j t
+        a_ij = float(Ai[j])
+        if a_ij < tau:
+            a_ij = tau
+        t = (m - float(v[j])) / a_ij
+        yi = y[i]
+        yj = y[j]
+        ai = alpha[i]
+        aj = alpha[j]
+        room_i = C - ai if yi > 0 else ai
+        room_j = aj if yj > 0 else C - aj
+        if t >= room_i:
+            t = room_i
+            ai = C if yi > 0 else 0.0
+        else:
+            ai += yi * t
+        if t >= room_j:
+            if t > room_j:
+                # j's bound binds first: redo i with the smaller step
+                t = room_j
+                ai = alpha[i] + yi * t
+            aj = 0.0 if yj > 0 else C
+        else:
+            aj -= yj * t
+        alpha[i] = ai
+        alpha[j] = aj
+
+        # v -= t (K_i - K_j) = (t/2)(A_i - A_j) - (t/2)(K_ii - K_jj); the constant
+        # goes to `shift`; one addition updates v and its two masked copies
+        subtract(Ai, Aj, out=bt)
+        multiply(bt, 0.5 * t, out=bt)
+        V += bt
+        shift -= 0.5 * t * (kd[i] - kd[j])
+        # refresh I_up / I_low membership of i and j
+        vi = v[i]
+        vj = v[j]
+        if yi > 0:
+            vup[i] = vi if ai < C else -inf
+            vlow[i] = vi if ai > 0 else inf
+        else:
+            vup[i] = vi if ai > 0 else -inf
+            vlow[i] = vi if ai < C else inf
+        if yj > 0:
+            vup[j] = vj if aj < C else -inf
+            vlow[j] = vj if aj > 0 else inf
+        else:
+            vup[j] = vj if aj > 0 else -inf
+            vlow[j] = vj if aj < C else inf
+        it += 1
+
+    level.shift = shift
+    level.store(prob)
+    if level.idx.size < n:
+        prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+    prob.n_rows = root.counter[0]
+    return it, converged
+
+
+def _shrink(prob, level, root, unshrunk):
+    """libsvm-style shrinking; returns ``(level, unshrunk, changed)``."""
+    changed = False
+    V = level.V
+    m = V[1].max()
+    M = V[2].min()
+    n = prob.n
+    if not unshrunk and m - M <= 10 * prob.tol:
+        # close to the end: bring everything back once, as libsvm does
+        unshrunk = True
+        if level.idx.size < n:
+            level.store(prob)
+            prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+            level = _Level(prob, np.arange(n), root)
+            changed = True
+            V = level.V
+            m = V[1].max()
+            M = V[2].min()
+    up_only = np.isinf(V[2])
+    low_only = np.isinf(V[1])
+    keep = ~((up_only & (V[0] < M)) | (low_only & (V[0] > m)))
+    n_keep = int(keep.sum())
+    if n_keep > 0.9 * level.idx.size or n_keep < 2:
+        return level, unshrunk, changed
+    level.store(prob)
+    pos = np.flatnonzero(keep)
+    rows = _Rows(prob.spec, prob.X, level.idx[pos], prob.kdiag, prob.cache_bytes, prob.tau,
+                 parent=level.rows, parent_pos=pos, counter=level.rows.counter)
+    return _Level(prob, level.idx[pos], rows), unshrunk, True
+
+
+# ---------------------------------------------------------------------------
+# Platt's heuristics
+# ---------------------------------------------------------------------------
+
+
+def _platt(prob, rows, limit, hard, R2):
+    r"""Platt's SMO: outer loop over KKT violators, inner choice by :math:`\max|E_1 - E_2|`.
+
+    Errors :math:`E_t = f(\mathbf x_t) + b - y_t = b - v_t`. The example :math:`t` violates
+    KKT by more than ``tol`` if :math:`y_tE_t < -\mathrm{tol}` and :math:`\alpha_t < C`, or
+    :math:`y_tE_t > \mathrm{tol}` and :math:`\alpha_t > 0`. After each step :math:`b` is set
+    so that :math:`E = 0` at a free updated variable (the average of the two
+    choices when neither is free), as in Platt's paper. The pass order of the
+    fallback scans starts at a random position (fixed seed, reproducible).
+    """
+    C, tol = prob.C, prob.tol
+    y, alpha, v, kd = prob.y, prob.alpha, prob.v, prob.kdiag
+    n = prob.n
+    rng = np.random.default_rng(0)
+    state = {"b": 0.0, "it": 0}
+    # Platt's tolerance is on y f(x) - 1 with a single b: half of libsvm's
+    # m - M on both sides, so both criteria mean the same accuracy.
+    ktol = tol / 2
+
+    def take_step(p, q):
+        if p == q:
+            return False
+        if v[p] < v[q]:
+            p, q = q, p
+        bpq = v[p] - v[q]
+        if bpq <= 0:
+            return False
+        room_p = (C - alpha[p]) if y[p] > 0 else alpha[p]
+        room_q = alpha[q] if y[q] > 0 else (C - alpha[q])
+        if room_p <= 0 or room_q <= 0:
+            return False
+        Ap = rows.get(p)
+        Aq = rows.get(q)
+        t = bpq / max(Ap[q], prob.tau)
+        t = min(t, room_p, room_q)
+        if t <= 1e-12 * (1.0 + alpha[p] + alpha[q]):
+            return False
+        alpha[p] = (C if y[p] > 0 else 0.0) if t == room_p else alpha[p] + y[p] * t
+        alpha[q] = (0.0 if y[q] > 0 else C) if t == room_q else alpha[q] - y[q] * t
+        # v -= t (K_p - K_q), written with the cached rows A (see _Rows)
+        np.add(v, (0.5 * t) * (Ap - Aq) - 0.5 * t * (kd[p] - kd[q]), out=v)
+        free_p = 0 < alpha[p] < C
+        free_q = 0 < alpha[q] < C
+        if free_p and free_q:
+            state["b"] = 0.5 * (v[p] + v[q])
+        elif free_p:
+            state["b"] = v[p]
+        elif free_q:
+            state["b"] = v[q]
+        else:
+            state["b"] = 0.5 * (v[p] + v[q])
+        state["it"] += 1
+        return True
+
+    def examine(i2):
+        r2 = y[i2] * (state["b"] - v[i2])
+        if not ((r2 < -ktol and alpha[i2] < C) or (r2 > ktol and alpha[i2] > 0)):
+            return False
+        nonbound = np.flatnonzero((alpha > 0) & (alpha < C))
+        if nonbound.size > 1:
+            i1 = int(nonbound[np.argmax(np.abs(v[nonbound] - v[i2]))])
+            if take_step(i1, i2):
+                return True
+        if nonbound.size:
+            for i1 in np.roll(nonbound, -int(rng.integers(nonbound.size))):
+                if take_step(int(i1), i2):
+                    return True
+        for i1 in np.roll(np.arange(n), -int(rng.integers(n))):
+            if take_step(int(i1), i2):
+                return True
+        return False
+
+    examine_all = True
+    n_changed = 0
+    passes = 0
+    while (n_changed > 0 or examine_all) and state["it"] < limit:
+        n_changed = 0
+        candidates = range(n) if examine_all else np.flatnonzero((alpha > 0) & (alpha < C))
+        for i2 in candidates:
+            n_changed += examine(int(i2))
+            if state["it"] >= limit:
+                break
+        passes += 1
+        if hard and passes % 5 == 0:
+            _hard_margin_check(None, prob, R2)
+        if examine_all:
+            examine_all = False
+        elif n_changed == 0:
+            examine_all = True
+    prob.n_rows = rows.counter[0]
+    converged = state["it"] < limit
+    return state["it"], converged

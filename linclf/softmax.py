@@ -1,0 +1,443 @@
+r"""Softmax (multinomial logistic) regression for K >= 2 classes.
+
+Scores :math:`z_k = \mathbf{w}_k^\top\mathbf{x} + b_k` for the :math:`K`
+classes are turned into probabilities by the softmax,
+:math:`\hat y_k = e^{z_k}/\sum_j e^{z_j}`. With one-hot targets
+:math:`\mathbf{y}_n` the training objective is
+
+.. math::
+
+    L(W, \mathbf{b}) = -\frac1N \sum_{n=1}^N \mathbf{y}_n^\top \log\hat{\mathbf{y}}_n
+        + \frac{\alpha}{2}\lVert W\rVert_F^2,
+
+whose gradient with respect to the weight matrix is
+:math:`-\frac1N\sum_n \mathbf{x}_n(\mathbf{y}_n - \hat{\mathbf{y}}_n)^\top + \alpha W^\top`
+(of shape :math:`d \times K`; ``coef_`` stores its transpose, one row per class).
+The Jacobian of the softmax, :math:`\partial\hat{\mathbf{y}}/\partial\mathbf{z} =
+\mathrm{diag}(\hat{\mathbf{y}}) - \hat{\mathbf{y}}\hat{\mathbf{y}}^\top`, gives the Hessian.
+
+**Over-parametrisation.** Adding the same vector to every
+:math:`(\mathbf{w}_k, b_k)` leaves every probability unchanged, so the loss is
+flat along those directions (for the intercepts always, for :math:`W` when
+:math:`\alpha = 0`) and the Hessian is singular. Gradient descent and L-BFGS
+started from zero never move along them (the gradient rows sum to zero), so the
+returned parameters are the representative whose rows sum to zero. The Newton
+solver removes the flat directions by adding the orthogonal projector onto them
+to the Hessian: the gradient is orthogonal to them, so the step solves the
+original Newton equation and also stays on the sum-to-zero representative.
+Fixing the last class at zero would work as well for :math:`\alpha = 0`, but
+with :math:`\alpha > 0` it changes the penalty, so it is not used.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._validation import (
+    ConvergenceWarning,
+    check_is_fitted,
+    check_n_features,
+    check_X_y,
+    encode_labels,
+)
+from .base import BaseEstimator, LinearClassifierMixin
+from .logistic import (
+    _augment,
+    _backtracking,
+    _check_common_params,
+    _newton_direction,
+    _warn_unconverged,
+)
+from .special import log_softmax, softmax
+
+__all__ = ["SoftmaxRegression", "softmax_loss_and_grad", "softmax_jacobian", "softmax_hessian"]
+
+_SEPARABLE_LOSS = 1e-6
+_LBFGS_HISTORY = 10
+
+
+def softmax_loss_and_grad(W, b, X, Y_onehot, alpha=0.0):
+    r"""Regularised mean cross-entropy of softmax regression and its gradient.
+
+    .. math::
+
+        L = -\frac1N\sum_n \mathbf{y}_n^\top\log\operatorname{softmax}(W\mathbf{x}_n + \mathbf{b})
+            + \frac{\alpha}{2}\lVert W\rVert_F^2,
+        \qquad
+        \frac{\partial L}{\partial W} = \frac1N (\hat Y - Y)^\top X + \alpha W,
+        \qquad
+        \frac{\partial L}{\partial \mathbf{b}} = \frac1N (\hat Y - Y)^\top \mathbf{1}.
+
+    Parameters
+    ----------
+    W : ndarray of shape (K, d)
+        One row of weights per class.
+    b : ndarray of shape (K,)
+    X : ndarray of shape (N, d)
+    Y_onehot : ndarray of shape (N, K)
+        One-hot targets (rows of probabilities summing to 1 also work).
+    alpha : float, default=0.0
+        L2 strength on ``W`` (the intercepts are not penalised).
+
+    Returns
+    -------
+    loss : float
+    grad_W : ndarray of shape (K, d)
+    grad_b : ndarray of shape (K,)
+    """
+    W = np.atleast_2d(np.asarray(W, dtype=float))
+    b = np.asarray(b, dtype=float).ravel()
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y_onehot, dtype=float)
+    Z = X @ W.T + b
+    N = X.shape[0]
+    # log_softmax is stable; the cross-entropy only needs log-probabilities.
+    loss = -np.sum(Y * log_softmax(Z, axis=1)) / N + 0.5 * alpha * float(np.sum(W * W))
+    G = (softmax(Z, axis=1) - Y) / N
+    return float(loss), G.T @ X + alpha * W, G.sum(axis=0)
+
+
+def softmax_jacobian(yhat):
+    r"""Jacobian of the softmax, :math:`\mathrm{diag}(\hat{\mathbf{y}}) - \hat{\mathbf{y}}\hat{\mathbf{y}}^\top`.
+
+    Entry :math:`(k, l)` is :math:`\partial\hat y_k/\partial z_l = \hat y_k(\delta_{kl} - \hat y_l)`.
+
+    Parameters
+    ----------
+    yhat : array_like of shape (K,) or (n, K)
+        Softmax outputs (one probability vector per row).
+
+    Returns
+    -------
+    ndarray of shape (K, K) or (n, K, K)
+        Symmetric, positive semi-definite, with rows summing to 0.
+    """
+    yhat = np.asarray(yhat, dtype=float)
+    if yhat.ndim not in (1, 2):
+        raise ValueError(f"yhat must have shape (K,) or (n, K); got {yhat.shape}.")
+    outer = yhat[..., :, None] * yhat[..., None, :]
+    diag = yhat[..., :, None] * np.eye(yhat.shape[-1])
+    return diag - outer
+
+
+def softmax_hessian(W, b, X, alpha=0.0, fit_intercept=True):
+    r"""Hessian of :func:`softmax_loss_and_grad` in the flattened parameters.
+
+    The parameters are ordered class by class, :math:`(\mathbf{w}_1, b_1,
+    \mathbf{w}_2, b_2, \dots)` (without the :math:`b_k` if ``fit_intercept`` is
+    False). The block for classes :math:`(k, l)` is
+
+    .. math::
+
+        H_{kl} = \frac1N\sum_n \big(\mathrm{diag}(\hat{\mathbf{y}}_n)
+            - \hat{\mathbf{y}}_n\hat{\mathbf{y}}_n^\top\big)_{kl}\,
+            \tilde{\mathbf{x}}_n\tilde{\mathbf{x}}_n^\top + \alpha\,\delta_{kl}\,\mathrm{diag}(1,\dots,1,0).
+
+    Parameters
+    ----------
+    W : ndarray of shape (K, d)
+    b : ndarray of shape (K,)
+    X : ndarray of shape (N, d)
+    alpha : float, default=0.0
+    fit_intercept : bool, default=True
+
+    Returns
+    -------
+    ndarray of shape (K * (d + 1), K * (d + 1)), or (K * d, K * d)
+    """
+    W = np.atleast_2d(np.asarray(W, dtype=float))
+    X = np.asarray(X, dtype=float)
+    K, d = W.shape
+    J = softmax_jacobian(softmax(X @ W.T + np.asarray(b, dtype=float).ravel(), axis=1))
+    Xa = _augment(X, fit_intercept)
+    p = Xa.shape[1]
+    H = np.einsum("nkl,ni,nj->kilj", J, Xa, Xa, optimize=True) / X.shape[0]
+    H = H.reshape(K * p, K * p)
+    penalised = np.zeros(p)
+    penalised[:d] = alpha
+    H += np.diag(np.tile(penalised, K))
+    return H
+
+
+def _flat_directions_projector(K, p, d, alpha, fit_intercept):
+    """Orthogonal projector onto the parameter directions that do not change the loss."""
+    flat = np.zeros(p)
+    if fit_intercept:
+        flat[d] = 1.0  # shifting every b_k by the same amount
+    if alpha == 0:
+        flat[:d] = 1.0  # shifting every w_k by the same vector
+    return np.kron(np.full((K, K), 1.0 / K), np.diag(flat))
+
+
+class _LBFGSMemory:
+    """The last few steps s and gradient changes y, and the two-loop recursion."""
+
+    def __init__(self, size):
+        self.size = size
+        self.s, self.y = [], []
+
+    def update(self, s, y):
+        sy = float(s @ y)
+        # Keep only pairs with positive curvature, so the implicit inverse
+        # Hessian stays positive definite and every direction is a descent one.
+        if sy > 1e-12 * float(y @ y):
+            self.s.append(s)
+            self.y.append(y)
+            if len(self.s) > self.size:
+                self.s.pop(0)
+                self.y.pop(0)
+
+    def direction(self, g):
+        r"""Return :math:`-H_k g` with :math:`H_k` the L-BFGS inverse-Hessian estimate."""
+        q = g.copy()
+        rhos = [1.0 / float(s @ y) for s, y in zip(self.s, self.y)]
+        coeffs = []
+        for s, y, rho in reversed(list(zip(self.s, self.y, rhos))):
+            a = rho * float(s @ q)
+            coeffs.append(a)
+            q -= a * y
+        if self.s:
+            s, y = self.s[-1], self.y[-1]
+            q *= float(s @ y) / float(y @ y)  # scale of the initial matrix H_0 = gamma I
+        else:
+            q /= max(1.0, float(np.linalg.norm(g)))  # first step: length at most 1
+        for (s, y, rho), a in zip(zip(self.s, self.y, rhos), reversed(coeffs)):
+            beta = rho * float(y @ q)
+            q += (a - beta) * s
+        return -q
+
+
+class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
+    r"""Multinomial logistic (softmax) regression with an optional L2 penalty.
+
+    Minimises the mean cross-entropy with one-hot targets plus
+    :math:`\frac{\alpha}{2}\lVert W\rVert_F^2` (intercepts not penalised); the
+    same objective as scikit-learn's multinomial ``LogisticRegression(C=1/(alpha * N))``.
+
+    Parameters
+    ----------
+    solver : {"lbfgs", "newton", "gd"}, default="lbfgs"
+        ``"gd"``: gradient descent with the fixed step ``eta``. ``"lbfgs"``:
+        limited-memory BFGS (the last 10 steps) with Armijo backtracking.
+        ``"newton"``: Newton's method with the full :math:`K(d+1)` square
+        Hessian (for small problems) and backtracking; see the module
+        docstring for how the flat directions are handled.
+    alpha : float >= 0, default=0.0
+        L2 regularisation strength.
+    fit_intercept : bool, default=True
+    eta : float > 0, default=0.1
+        Step size of ``"gd"``.
+    max_iter : int > 0, default=500
+        (L-BFGS needs a few hundred iterations on badly scaled features such as
+        raw iris; Newton needs about 10, gradient descent thousands)
+    tol : float >= 0, default=1e-8
+        Stop when the Euclidean norm of the gradient is below ``tol``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    coef_ : ndarray of shape (K, n_features)
+    intercept_ : ndarray of shape (K,)
+    n_features_in_ : int
+    n_iter_ : int
+    loss_curve_ : list of float
+        Loss at the start and after each iteration (length ``n_iter_ + 1``).
+    converged_ : bool
+    separable_ : bool
+        True when ``alpha == 0`` and the fitted model classifies every training
+        sample correctly, so that no maximum-likelihood estimate exists.
+
+    Warns
+    -----
+    ConvergenceWarning
+        On separable data with ``alpha == 0``, or when ``max_iter`` is reached.
+
+    Notes
+    -----
+    Only complete separation (every sample strictly on the right side of every
+    pairwise boundary) is detected. When just some classes are separable from
+    the rest, as setosa is in the iris data, the maximum-likelihood weights do
+    not exist either, but the loss stays positive and the solvers stop at large,
+    finite weights (different ones for different solvers) without a warning:
+    use ``alpha > 0`` for a well-defined answer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> clf = SoftmaxRegression(alpha=0.1).fit(X, ["a", "b", "c", "b"])
+    >>> clf.predict_proba(X).shape
+    (4, 3)
+    >>> bool(np.allclose(clf.predict_proba(X).sum(axis=1), 1.0))
+    True
+    """
+
+    def __init__(self, *, solver="lbfgs", alpha=0.0, fit_intercept=True, eta=0.1,
+                 max_iter=500, tol=1e-8):
+        self.solver = solver
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.eta = eta
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _unpack(self, theta, K, d):
+        T = theta.reshape(K, -1)
+        if self.fit_intercept:
+            return T[:, :d], T[:, d]
+        return T, np.zeros(K)
+
+    def _loss_grad(self, theta, X, Y):
+        K, d = Y.shape[1], X.shape[1]
+        W, b = self._unpack(theta, K, d)
+        loss, gW, gb = softmax_loss_and_grad(W, b, X, Y, self.alpha)
+        grad = np.column_stack([gW, gb]) if self.fit_intercept else gW
+        return loss, grad.ravel()
+
+    def _separates(self, theta, X, y_index, K):
+        W, b = self._unpack(theta, K, X.shape[1])
+        Z = X @ W.T + b
+        true = Z[np.arange(X.shape[0]), y_index]
+        Z[np.arange(X.shape[0]), y_index] = -np.inf
+        return bool(np.all(true > Z.max(axis=1)))
+
+    def fit(self, X, y):
+        """Fit the model by minimising the regularised cross-entropy.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            At least two distinct labels.
+
+        Returns
+        -------
+        self
+        """
+        _check_common_params(self, ("lbfgs", "newton", "gd"))
+        X, y = check_X_y(X, y)
+        self.classes_, y_index = encode_labels(y, estimator=type(self).__name__)
+        K, d = self.classes_.shape[0], X.shape[1]
+        self.n_features_in_ = d
+        Y = np.eye(K)[y_index]
+
+        theta = np.zeros(K * (d + int(self.fit_intercept)))
+        fun = lambda th: self._loss_grad(th, X, Y)[0]  # noqa: E731
+        loss, grad = self._loss_grad(theta, X, Y)
+        losses = [loss]
+        memory = _LBFGSMemory(_LBFGS_HISTORY)
+        projector = None
+        if self.solver == "newton":
+            projector = _flat_directions_projector(
+                K, d + int(self.fit_intercept), d, self.alpha, self.fit_intercept
+            )
+        converged = stalled = False
+        n_iter = 0
+        while True:
+            if np.linalg.norm(grad) < self.tol:
+                converged = True
+                break
+            if (self.alpha == 0 and loss < _SEPARABLE_LOSS
+                    and self._separates(theta, X, y_index, K)):
+                break
+            if n_iter >= self.max_iter:
+                break
+            if self.solver == "gd":
+                new_theta = theta - self.eta * grad
+            else:
+                if self.solver == "newton":
+                    W, b = self._unpack(theta, K, d)
+                    H = softmax_hessian(W, b, X, self.alpha, self.fit_intercept) + projector
+                    p = _newton_direction(H, grad)
+                else:
+                    p = memory.direction(grad)
+                step, new_theta, _ = _backtracking(fun, theta, loss, grad, p)
+                if step == 0.0 and self.solver == "lbfgs" and memory.s:
+                    # A stale curvature memory can give a poor direction: restart.
+                    memory = _LBFGSMemory(_LBFGS_HISTORY)
+                    p = memory.direction(grad)
+                    step, new_theta, _ = _backtracking(fun, theta, loss, grad, p)
+                if step == 0.0:
+                    stalled = True
+                    break
+            new_loss, new_grad = self._loss_grad(new_theta, X, Y)
+            memory.update(new_theta - theta, new_grad - grad)
+            theta, loss, grad = new_theta, new_loss, new_grad
+            n_iter += 1
+            losses.append(loss)
+
+        W, b = self._unpack(theta, K, d)
+        self.coef_ = W.copy()
+        self.intercept_ = b.copy()
+        self.n_iter_ = n_iter
+        self.loss_curve_ = losses
+        self.converged_ = converged
+        self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, y_index, K))
+        if self.separable_:
+            warnings.warn(
+                "SoftmaxRegression: the training data look linearly separable "
+                f"(the model after {n_iter} iterations classifies every sample "
+                "correctly), so with alpha=0 the maximum-likelihood weights do not "
+                "exist: the loss tends to 0 as ||W|| grows without bound. Fitting "
+                "stopped at finite weights whose probabilities are not meaningful; "
+                "use alpha > 0 for a unique solution.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif not converged:
+            hint = ""
+            if self.alpha == 0:
+                hint = (
+                    "if some classes are separable from the others the "
+                    "maximum-likelihood weights do not exist: consider alpha > 0"
+                )
+            _warn_unconverged(self, float(np.linalg.norm(grad)), stalled, hint)
+        return self
+
+    def predict_proba(self, X):
+        """Softmax probabilities, columns ordered as ``classes_``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K), rows sum to 1
+        """
+        return softmax(self.decision_function(X), axis=1)
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`, via the stable log-softmax.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        return log_softmax(self.decision_function(X), axis=1)
+
+    def loss(self, X, y):
+        """Regularised mean cross-entropy of the fitted model on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "coef_")
+        X = check_n_features(self, X)
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],) or not np.all(np.isin(y, self.classes_)):
+            raise ValueError(
+                f"y must be a 1-D array of {X.shape[0]} labels from {list(self.classes_)}."
+            )
+        Y = (y[:, None] == self.classes_[None, :]).astype(float)
+        return softmax_loss_and_grad(self.coef_, self.intercept_, X, Y, self.alpha)[0]
+

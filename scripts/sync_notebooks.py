@@ -1,0 +1,123 @@
+"""Generate the Jupyter notebooks that Binder and Colab open from the MyST sources.
+
+Every page in ``chapters/*.md`` and ``exercises/*.md`` that is a jupytext MyST
+notebook (it has a ``kernelspec``) becomes ``notebooks/NN_name.ipynb`` (chapters)
+or ``notebooks/exercises/SET.ipynb`` (exercise sets); the mapping lives in
+``book_ext/notebook_map.py``. Outputs are never stored: the notebooks are
+sources, executed by the reader.
+
+    python scripts/sync_notebooks.py           # (re)write the notebooks
+    python scripts/sync_notebooks.py --check   # exit 1 if any is out of step
+
+``tests/test_notebooks.py`` uses :func:`expected_notebooks` to check that the
+committed notebooks match their sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book_ext"))
+
+from notebook_map import NOTEBOOK_DIRS, notebook_for  # noqa: E402
+
+
+def is_notebook_source(path: Path) -> bool:
+    """True for MyST markdown files with a jupytext header and a kernelspec."""
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return False
+    header = text.split("---", 2)[1] if text.count("---") >= 2 else ""
+    return "kernelspec:" in header and "format_name: myst" in header
+
+
+def sources() -> list[Path]:
+    """The MyST notebook sources, sorted."""
+    found = []
+    for folder in NOTEBOOK_DIRS:
+        found.extend(p for p in sorted((ROOT / folder).glob("*.md")) if is_notebook_source(p))
+    return found
+
+
+def to_ipynb_text(source: Path) -> str:
+    """The notebook generated from ``source``, as the exact text to store."""
+    nb = jupytext.read(source, fmt="md:myst")
+    # Drop jupytext's own bookkeeping (format and version of the text file): the
+    # .ipynb is a plain notebook, not a paired one.
+    nb.metadata.pop("jupytext", None)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        # Cell ids would be random for every run; derive them from the position.
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+    nb.metadata.setdefault("language_info", {"name": "python"})
+    nbformat.validate(nb)
+    return nbformat.writes(nb, version=4) + "\n"
+
+
+def expected_notebooks() -> dict[Path, str]:
+    """{notebook path: expected text} for every source."""
+    out = {}
+    for src in sources():
+        docname = src.relative_to(ROOT).with_suffix("").as_posix()
+        out[ROOT / notebook_for(docname)] = to_ipynb_text(src)
+    return out
+
+
+def stale_notebooks() -> list[Path]:
+    """Notebooks that are missing or differ from what their source generates."""
+    return [
+        path
+        for path, text in expected_notebooks().items()
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
+    ]
+
+
+def orphan_notebooks() -> list[Path]:
+    """Generated notebooks whose source no longer exists."""
+    expected = set(expected_notebooks())
+    found = set()
+    for folder in NOTEBOOK_DIRS.values():
+        found.update((ROOT / folder).glob("*.ipynb"))
+    return sorted(found - expected)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report stale notebooks")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale, orphans = stale_notebooks(), orphan_notebooks()
+        for path in stale:
+            print(f"out of step: {path.relative_to(ROOT)}")
+        for path in orphans:
+            print(f"no source:   {path.relative_to(ROOT)}")
+        if stale or orphans:
+            print("run: python scripts/sync_notebooks.py")
+            return 1
+        print(f"sync_notebooks: {len(expected_notebooks())} notebooks in step")
+        return 0
+    written = 0
+    for path, text in expected_notebooks().items():
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written += 1
+            print(f"wrote {path.relative_to(ROOT)}")
+    for path in orphan_notebooks():
+        path.unlink()
+        print(f"removed {path.relative_to(ROOT)} (its source is gone)")
+    print(f"sync_notebooks: {written} written, {len(expected_notebooks())} in total")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

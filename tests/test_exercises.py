@@ -1,0 +1,364 @@
+"""Every exercise: the reference passes, the blank stub scores 0, typical wrong answers fail.
+
+The public tests run in-process here (``linclf.grading.evaluate``), exactly as
+``check(...)`` runs them in an exercise page; ``test_grader.py`` checks that the
+sandboxed grader gives the same scores.
+"""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from linclf.grading import available_sets, evaluate, get_set
+from linclf.grading.notebook import clean_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "exercises" / "solutions"
+MY_SETS = ["discriminants", "fisher", "perceptron", "mse", "logistic", "softmax"]
+
+
+def load_reference(set_name):
+    spec = importlib.util.spec_from_file_location(f"_ref_{set_name}", SOLUTIONS / f"{set_name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def score(set_name, exercise, fn):
+    _, results = evaluate(f"{set_name}.{exercise}", fn)
+    return sum(r["score"] for r in results), sum(r["max_score"] for r in results), results
+
+
+def stub_functions(set_name):
+    namespace = {}
+    exec(get_set(set_name).template(), namespace)
+    return namespace
+
+
+ALL_EXERCISES = [(s, e) for s in available_sets() for e in get_set(s).exercises]
+
+
+def test_enough_exercises():
+    for s in MY_SETS:
+        assert len(get_set(s).exercises) >= 3, s
+    assert sum(len(get_set(s).exercises) for s in available_sets()) >= 24
+
+
+def test_exercise_names_are_unique_across_sets():
+    names = [e for _, e in ALL_EXERCISES]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("set_name,exercise", ALL_EXERCISES)
+def test_reference_gets_full_points(set_name, exercise):
+    got, total, results = score(set_name, exercise, getattr(load_reference(set_name), exercise))
+    assert total > 0
+    assert got == total, [r["output"] for r in results if r["status"] != "passed"]
+
+
+@pytest.mark.parametrize("set_name,exercise", ALL_EXERCISES)
+def test_blank_stub_gets_zero(set_name, exercise):
+    got, total, results = score(set_name, exercise, stub_functions(set_name)[exercise])
+    assert got == 0 and total > 0
+    assert all(r["output"] for r in results)  # every failure says why
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers, each with the mistake it makes
+# --------------------------------------------------------------------------
+def _aug(X):
+    return np.hstack([X, np.ones((len(X), 1))])
+
+
+def _means(X, y):
+    return X[y == 1].mean(axis=0), X[y == -1].mean(axis=0)
+
+
+def _sw(X, y):
+    return sum((X[y == k] - X[y == k].mean(0)).T @ (X[y == k] - X[y == k].mean(0)) for k in (1, -1))
+
+
+def _train(X, y, eta=1.0, max_epochs=100, strict=False, bias=True, start=0):
+    w, b, n = np.zeros(X.shape[1]), 0.0, 0
+    for _ in range(max_epochs):
+        mistakes = 0
+        for i in list(range(start, len(X))):
+            m = y[i] * (w @ X[i] + b)
+            if (m < 0) if strict else (m <= 0):
+                w, b, n, mistakes = w + eta * y[i] * X[i], b + (eta * y[i] if bias else 0), n + 1, mistakes + 1
+        if mistakes == 0:
+            break
+    return w, b, n
+
+
+def _softmax(Z):
+    E = np.exp(Z - Z.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def _sym(names):
+    return sp.symbols(names, real=True)
+
+
+WRONG = {
+    ("discriminants", "signed_distance"): {
+        "not normalised": lambda X, w, b: X @ w + b,
+        "forgot the bias": lambda X, w, b: X @ w / np.linalg.norm(w),
+        "divided by the squared norm": lambda X, w, b: (X @ w + b) / (w @ w),
+    },
+    ("discriminants", "origin_distance"): {
+        "unsigned": lambda: (lambda w1, w2, b: sp.Abs(b) / sp.sqrt(w1**2 + w2**2))(*_sym("w1 w2 b")),
+        "sign error": lambda: (lambda w1, w2, b: -b / sp.sqrt(w1**2 + w2**2))(*_sym("w1 w2 b")),
+        "squared norm": lambda: (lambda w1, w2, b: b / (w1**2 + w2**2))(*_sym("w1 w2 b")),
+        "a string that is code": lambda: "__import__('os').system('true')",
+    },
+    ("discriminants", "normalize_augmented"): {
+        "ones column first": lambda X, y: y[:, None] * np.hstack([np.ones((len(X), 1)), X]),
+        "label not applied to the 1": lambda X, y: np.hstack([y[:, None] * X, np.ones((len(X), 1))]),
+        "not normalised": lambda X, y: _aug(X),
+    },
+    ("discriminants", "ovr_predict"): {
+        "argmax without reject": lambda W, b, X: np.argmax(X @ W.T + b, axis=1),
+        ">= instead of >": lambda W, b, X: np.where(((X @ W.T + b) >= 0).sum(1) == 1,
+                                                     np.argmax((X @ W.T + b) >= 0, axis=1), -1),
+        "forgot the bias": lambda W, b, X: np.where(((X @ W.T) > 0).sum(1) == 1,
+                                                     np.argmax((X @ W.T) > 0, axis=1), -1),
+    },
+    ("fisher", "within_class_scatter"): {
+        "covariances instead of scatters": lambda X, y: sum(np.cov(X[y == k].T, bias=True) for k in (1, -1)),
+        "scatter about the overall mean": lambda X, y: (X - X.mean(0)).T @ (X - X.mean(0)),
+        "only one class": lambda X, y: (X[y == 1] - X[y == 1].mean(0)).T @ (X[y == 1] - X[y == 1].mean(0)),
+    },
+    ("fisher", "fisher_direction"): {
+        "difference of means only": lambda X, y: np.subtract(*_means(X, y)),
+        "sign error": lambda X, y: np.linalg.solve(_sw(X, y), _means(X, y)[1] - _means(X, y)[0]),
+        "S_w not inverted": lambda X, y: _sw(X, y) @ np.subtract(*_means(X, y)),
+    },
+    ("fisher", "fisher_criterion"): {
+        "not squared": lambda w, X, y: w @ np.subtract(*_means(X, y)) / (w @ _sw(X, y) @ w),
+        "covariance normalisation": lambda w, X, y: (w @ np.subtract(*_means(X, y))) ** 2
+        / (w @ _sw(X, y) @ w / len(X)),
+    },
+    ("fisher", "midpoint_bias"): {
+        "overall mean instead of the midpoint": lambda w, X, y: -w @ X.mean(0),
+        "sign error": lambda w, X, y: w @ (_means(X, y)[0] + _means(X, y)[1]) / 2,
+        "forgot the half": lambda w, X, y: -w @ (_means(X, y)[0] + _means(X, y)[1]),
+    },
+    ("fisher", "fisher_max_criterion"): {
+        "pooled": lambda: (lambda s1, s2, d1, d2: (d1 + d2) ** 2 / (s1 + s2))(*_sym("s1 s2 d1 d2")),
+        "squared scatter": lambda: (lambda s1, s2, d1, d2: d1**2 / s1**2 + d2**2 / s2**2)(*_sym("s1 s2 d1 d2")),
+    },
+    ("perceptron", "perceptron_update"): {
+        "strict inequality": lambda w, b, x, y, eta=1.0: (w + eta * y * x, b + eta * y)
+        if y * (w @ x + b) < 0 else (w, b),
+        "sign error": lambda w, b, x, y, eta=1.0: (w - eta * y * x, b - eta * y)
+        if y * (w @ x + b) <= 0 else (w, b),
+        "forgot the bias": lambda w, b, x, y, eta=1.0: (w + eta * y * x, b)
+        if y * (w @ x + b) <= 0 else (w, b),
+        "updates always": lambda w, b, x, y, eta=1.0: (w + eta * y * x, b + eta * y),
+        "forgot eta on the bias": lambda w, b, x, y, eta=1.0: (w + eta * y * x, b + y)
+        if y * (w @ x + b) <= 0 else (w, b),
+    },
+    ("perceptron", "perceptron_train"): {
+        "strict inequality": lambda X, y, eta=1.0, max_epochs=100: _train(X, y, eta, max_epochs, strict=True),
+        "off by one: skips sample 0": lambda X, y, eta=1.0, max_epochs=100: _train(X, y, eta, max_epochs, start=1),
+        "forgot the bias": lambda X, y, eta=1.0, max_epochs=100: _train(X, y, eta, max_epochs, bias=False),
+        "counts epochs not updates": lambda X, y, eta=1.0, max_epochs=100: (
+            lambda r: (r[0], r[1], 3))(_train(X, y, eta, max_epochs)),
+    },
+    ("perceptron", "batch_perceptron_step"): {
+        "mean instead of sum": lambda w, b, X, y, eta=1.0: (
+            lambda m: (w + eta * (y[m] @ X[m]) / max(m.sum(), 1), b + eta * y[m].sum() / max(m.sum(), 1),
+                       int(m.sum())))(y * (X @ w + b) <= 0),
+        "strict inequality": lambda w, b, X, y, eta=1.0: (
+            lambda m: (w + eta * (y[m] @ X[m]), b + eta * y[m].sum(), int(m.sum())))(y * (X @ w + b) < 0),
+        "all samples": lambda w, b, X, y, eta=1.0: (w + eta * y @ X, b + eta * y.sum(), len(y)),
+    },
+    ("perceptron", "novikoff_bound"): {
+        "R not augmented": lambda X, y, w, b: (np.max(np.linalg.norm(X, axis=1))
+                                               / (np.min(y * (X @ w + b)) / np.linalg.norm(np.append(w, b)))) ** 2,
+        "gamma not normalised": lambda X, y, w, b: (np.max(np.linalg.norm(_aug(X), axis=1))
+                                                    / np.min(y * (X @ w + b))) ** 2,
+        "normalised by ||w|| only": lambda X, y, w, b: (np.max(np.linalg.norm(_aug(X), axis=1))
+                                                        / (np.min(y * (X @ w + b)) / np.linalg.norm(w))) ** 2,
+    },
+    ("mse", "mse_solution"): {
+        "labels not applied": lambda X, y, m: (lambda a: (a[:-1], a[-1]))(np.linalg.pinv(_aug(X)) @ m),
+        "forgot the bias column": lambda X, y, m: (np.linalg.pinv(y[:, None] * X) @ m, 0.0),
+        "regressed on the labels": lambda X, y, m: (lambda a: (a[:-1], a[-1]))(np.linalg.pinv(_aug(X)) @ y),
+    },
+    ("mse", "fisher_margins"): {
+        "swapped": lambda y: np.where(y == 1, len(y) / np.sum(y == -1), len(y) / np.sum(y == 1)),
+        "inverted ratio": lambda y: np.where(y == 1, np.sum(y == 1) / len(y), np.sum(y == -1) / len(y)),
+    },
+    ("mse", "lms_update"): {
+        "sign error": lambda a, z, m, eta: a - eta * (m - a @ z) * z,
+        "perceptron-style": lambda a, z, m, eta: a + eta * z if a @ z <= m else a,
+        "forgot eta": lambda a, z, m, eta: a + (m - a @ z) * z,
+    },
+    ("mse", "mse_gradient"): {
+        "missing factor 2": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
+            [y1 * (a1 * y1 + a2 * y2 - b), y2 * (a1 * y1 + a2 * y2 - b)]))(*_sym("a1 a2 y1 y2 b")),
+        "sign error": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
+            [2 * y1 * (b - a1 * y1 - a2 * y2), 2 * y2 * (b - a1 * y1 - a2 * y2)]))(*_sym("a1 a2 y1 y2 b")),
+        "a scalar, not a Matrix": lambda: (lambda a1, a2, y1, y2, b: 2 * (a1 * y1 + a2 * y2 - b))(
+            *_sym("a1 a2 y1 y2 b")),
+    },
+    ("logistic", "log_sigmoid"): {
+        "naive formula": lambda z: np.log(1 / (1 + np.exp(-np.clip(z, -700, 700)))),
+        "sign error": lambda z: -np.logaddexp(0.0, z),
+        "log1p without the shift": lambda z: -np.log1p(np.exp(np.minimum(-z, 700.0))),
+    },
+    ("logistic", "logistic_loss_grad"): {
+        "sum instead of mean": lambda w, b, X, y, lam=0.0: (
+            lambda m: (np.sum(np.logaddexp(0, -m)) + lam / 2 * w @ w,
+                       X.T @ (-y / (1 + np.exp(np.clip(m, -700, 700)))) + lam * w,
+                       np.sum(-y / (1 + np.exp(np.clip(m, -700, 700))))))(y * (X @ w + b)),
+        "gradient sign error": lambda w, b, X, y, lam=0.0: (
+            lambda m: (np.mean(np.logaddexp(0, -m)) + lam / 2 * w @ w,
+                       X.T @ (y / (1 + np.exp(np.clip(m, -700, 700)))) / len(y) + lam * w,
+                       np.mean(y / (1 + np.exp(np.clip(m, -700, 700))))))(y * (X @ w + b)),
+        "penalised the bias too / forgot lam": lambda w, b, X, y, lam=0.0: (
+            lambda m: (np.mean(np.logaddexp(0, -m)),
+                       X.T @ (-y / (1 + np.exp(np.clip(m, -700, 700)))) / len(y),
+                       np.mean(-y / (1 + np.exp(np.clip(m, -700, 700))))))(y * (X @ w + b)),
+    },
+    ("logistic", "logistic_gradient"): {
+        "missing minus": lambda: (lambda w, x, y: x * y / (1 + sp.exp(w * x * y)))(*_sym("w x y")),
+        "sigma of the wrong sign": lambda: (lambda w, x, y: -x * y / (1 + sp.exp(-w * x * y)))(*_sym("w x y")),
+        "forgot the chain rule": lambda: (lambda w, x, y: 1 / (1 + sp.exp(-w * x * y)))(*_sym("w x y")),
+    },
+    ("softmax", "softmax_rows"): {
+        "naive (overflows)": lambda Z: np.exp(np.clip(Z, -700, 700)) / np.exp(np.clip(Z, -700, 700)).sum(1, keepdims=True),
+        "normalised over columns": lambda Z: (lambda E: E / E.sum(0, keepdims=True))(np.exp(Z - Z.max())),
+        "shift by the global max": lambda Z: (lambda E: E / E.sum(1, keepdims=True))(np.exp(Z - Z.max())),
+    },
+    ("softmax", "softmax_jacobian"): {
+        "forgot the diagonal": lambda p: -np.outer(p, p),
+        "sign error": lambda p: np.outer(p, p) - np.diag(p),
+        "p p^T read as a dot product": lambda p: np.diag(p) - p @ p,
+    },
+    ("softmax", "softmax_grad"): {
+        "sign error": lambda W, X, Y: X.T @ (Y - _softmax(X @ W)) / len(X),
+        "sum instead of mean": lambda W, X, Y: -X.T @ (Y - _softmax(X @ W)),
+        "transposed": lambda W, X, Y: (-X.T @ (Y - _softmax(X @ W)) / len(X)).T,
+    },
+    ("softmax", "log_softmax_derivative"): {
+        "derivative with respect to z1": lambda: (lambda z1, z2, z3: 1 - sp.exp(z1) / (
+            sp.exp(z1) + sp.exp(z2) + sp.exp(z3)))(*_sym("z1 z2 z3")),
+        "missing minus": lambda: (lambda z1, z2, z3: sp.exp(z2) / (
+            sp.exp(z1) + sp.exp(z2) + sp.exp(z3)))(*_sym("z1 z2 z3")),
+    },
+}
+
+WRONG_CASES = [(s, e, label) for (s, e), answers in WRONG.items() for label in answers]
+
+
+def test_every_exercise_of_my_sets_has_wrong_answers():
+    for s in MY_SETS:
+        for e in get_set(s).exercises:
+            assert len(WRONG.get((s, e), {})) >= 2, (s, e)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the naive answers overflow on purpose
+@pytest.mark.parametrize("set_name,exercise,label", WRONG_CASES)
+def test_wrong_answer_fails(set_name, exercise, label):
+    got, total, results = score(set_name, exercise, WRONG[(set_name, exercise)][label])
+    assert got < total, f"{label!r} earned full points"
+    failed = [r for r in results if r["status"] == "failed"]
+    assert all(r["output"] for r in failed)
+
+
+def test_feedback_is_precise():
+    """A failure names the quantity, expected and obtained values, the tolerance and the call."""
+    wrong = WRONG[("perceptron", "perceptron_update")]["strict inequality"]
+    _, _, results = score("perceptron", "perceptron_update", wrong)
+    msg = next(r["output"] for r in results if r["status"] == "failed")
+    assert "w_new: expected" in msg and "got" in msg and "rtol=" in msg
+    assert "in the call perceptron_update(array([0., 0.]" in msg
+
+
+def test_check_prints_and_never_raises(capsys):
+    from linclf.grading import check
+
+    def perceptron_update(w, b, x, y, eta=1.0):
+        raise ZeroDivisionError("oops")
+
+    assert check(perceptron_update) is None
+    out = capsys.readouterr().out
+    assert "perceptron_update: 0/4 points" in out and "ZeroDivisionError: oops" in out
+    check(stub_functions("perceptron")["perceptron_update"])
+    assert "(not implemented yet)" in capsys.readouterr().out
+    check(load_reference("perceptron").perceptron_update)
+    assert "All public tests pass" in capsys.readouterr().out
+
+
+def test_check_accepts_explicit_ids():
+    ref = load_reference("fisher")
+    ex, results = evaluate("fisher.midpoint_bias", ref.midpoint_bias)
+    assert ex.name == "midpoint_bias" and all(r["status"] == "passed" for r in results)
+    with pytest.raises(ValueError, match="no exercise set has a function"):
+        evaluate("not_an_exercise", ref.midpoint_bias)
+
+
+# --------------------------------------------------------------------------
+# the pages and the templates
+# --------------------------------------------------------------------------
+def page_cells(path):
+    """Code cells of a MyST notebook page, without cell options."""
+    text = path.read_text()
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
+    out = []
+    for c in cells:
+        lines = c.splitlines()
+        while lines and (lines[0].startswith(":") or not lines[0].strip()):
+            lines.pop(0)
+        out.append("\n".join(lines))
+    return out
+
+
+@pytest.mark.parametrize("set_name", MY_SETS)
+def test_page_has_a_stub_and_a_check_per_exercise(set_name):
+    page = ROOT / "exercises" / f"{set_name}.md"
+    cells = page_cells(page)
+    text = page.read_text()
+    assert "import linclf" in cells[0] and "%pip install" in cells[0]  # the self-install cell
+    assert "format_name: myst" in text
+    for name, ex in get_set(set_name).exercises.items():
+        stub = next(c for c in cells if c.startswith(ex.signature))
+        assert stub.strip() == ex.template().strip()  # the page and the template agree
+        assert f"check({name})" in cells[cells.index(stub) + 1]
+    assert "solutions" not in text
+
+
+@pytest.mark.parametrize("set_name", MY_SETS)
+def test_page_runs_top_to_bottom_with_stubs(set_name):
+    cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]
+    code = "ns = {}\n" + "".join(f"exec(compile({c!r}, 'cell', 'exec'), ns)\n" for c in cells)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for name in get_set(set_name).exercises:
+        assert f"{name}: 0/" in proc.stdout
+
+
+@pytest.mark.parametrize("set_name", MY_SETS)
+def test_template_is_valid_python_with_all_stubs(set_name):
+    ns = stub_functions(set_name)
+    for name in get_set(set_name).exercises:
+        assert callable(ns[name]) and ns[name].__doc__
+
+
+def test_template_cli_prints_the_set():
+    from linclf.grading.cli import main
+
+    proc = subprocess.run([sys.executable, "-m", "linclf.grading.cli", "--template", "fisher"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout == get_set("fisher").template()
+    assert main(["--template", "nope"]) == 2

@@ -1,0 +1,182 @@
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+from linclf import NotFittedError
+from linclf.datasets import load_iris, make_gaussian_classes
+from linclf.fisher import FisherLDA
+
+COV = [[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_gaussian_classes(300, [[0, 0, 0], [1, 2, 0.5]], covs=COV, priors=[0.3, 0.7])
+
+
+def cosine(u, v):
+    u, v = np.ravel(u), np.ravel(v)
+    return u @ v / (np.linalg.norm(u) * np.linalg.norm(v))
+
+
+def test_direction_matches_sklearn_lda(data):
+    X, y = data
+    ours = FisherLDA().fit(X, y)
+    theirs = LinearDiscriminantAnalysis().fit(X, y)
+    assert cosine(ours.coef_, theirs.coef_) >= 1 - 1e-10
+
+
+def test_direction_is_solution_of_within_scatter_system(data):
+    X, y = data
+    f = FisherLDA().fit(X, y)
+    m_neg, m_pos = X[y == 0].mean(0), X[y == 1].mean(0)
+    np.testing.assert_allclose(f.scatter_within_ @ f.coef_[0], m_pos - m_neg, atol=1e-12)
+
+
+@pytest.mark.parametrize("priors", [None, [0.5, 0.5], [0.2, 0.8], [0.9, 0.1]])
+def test_bayes_threshold_predictions_equal_sklearn(data, priors):
+    X, y = data
+    ours = FisherLDA(threshold="bayes", priors=priors).fit(X, y)
+    theirs = LinearDiscriminantAnalysis(priors=priors).fit(X, y)
+    grid = np.random.default_rng(1).normal(0.5, 2.0, size=(2000, 3))
+    np.testing.assert_array_equal(ours.predict(grid), theirs.predict(grid))
+    # same linear function up to a positive factor (sklearn's Sigma^-1 = N S_w^-1)
+    np.testing.assert_allclose(theirs.decision_function(grid), len(X) * ours.decision_function(grid),
+                               rtol=1e-8, atol=1e-8)
+
+
+def test_bayes_threshold_is_the_gaussian_bayes_rule(data):
+    """With a shared covariance the log posterior ratio is linear and equals N * g(x)."""
+    X, y = data
+    priors = np.array([0.25, 0.75])
+    f = FisherLDA(threshold="bayes", priors=priors).fit(X, y)
+    Sigma = f.scatter_within_ / len(X)
+    x = np.random.default_rng(2).normal(0.5, 2.0, size=(500, 3))
+    log_ratio = (
+        multivariate_normal(f.means_[1], Sigma).logpdf(x) + np.log(priors[1])
+        - multivariate_normal(f.means_[0], Sigma).logpdf(x) - np.log(priors[0])
+    )
+    np.testing.assert_allclose(log_ratio, len(X) * f.decision_function(x), rtol=1e-9, atol=1e-9)
+
+
+def test_bayes_threshold_moves_towards_the_rarer_class(data):
+    X, y = data
+    eq = FisherLDA(threshold="bayes", priors=[0.5, 0.5]).fit(X, y)
+    mid = FisherLDA(threshold="midpoint").fit(X, y)
+    rare_pos = FisherLDA(threshold="bayes", priors=[0.9, 0.1]).fit(X, y)
+    assert eq.threshold_ == pytest.approx(mid.threshold_, abs=1e-12)
+    # positive class projects higher; a rare positive class pushes the cut up towards it
+    assert rare_pos.threshold_ > mid.threshold_
+
+
+def test_thresholds_and_projection(data):
+    X, y = data
+    f = FisherLDA(threshold="midpoint").fit(X, y)
+    proj = f.transform(X)
+    assert proj.shape == (len(X),)
+    np.testing.assert_allclose(proj, X @ f.coef_[0])
+    expected_mid = 0.5 * (proj[y == 0].mean() + proj[y == 1].mean())
+    assert f.threshold_ == pytest.approx(expected_mid)
+    np.testing.assert_allclose(f.intercept_, [-f.threshold_])
+    np.testing.assert_allclose(f.decision_function(X), proj - f.threshold_)
+    g = FisherLDA(threshold="mean").fit(X, y)
+    assert g.threshold_ == pytest.approx(proj.mean())
+    assert g.threshold_ != pytest.approx(expected_mid)  # unequal class counts
+
+
+def test_scatter_matrices(data):
+    X, y = data
+    f = FisherLDA().fit(X, y)
+    for k in (0, 1):
+        Xk = X[y == k]
+        np.testing.assert_allclose(f.means_[k], Xk.mean(0))
+        np.testing.assert_allclose(f.class_scatters_[k], (len(Xk) - 1) * np.cov(Xk.T))
+    np.testing.assert_allclose(f.scatter_within_, f.class_scatters_.sum(0))
+    d = f.means_[1] - f.means_[0]
+    np.testing.assert_allclose(f.scatter_between_, np.outer(d, d))
+    assert np.linalg.matrix_rank(f.scatter_between_) == 1
+
+
+def test_criterion_is_maximal_at_fisher_direction(data):
+    X, y = data
+    f = FisherLDA().fit(X, y)
+    best = f.criterion(f.coef_)
+    d = f.means_[1] - f.means_[0]
+    assert best == pytest.approx(d @ np.linalg.solve(f.scatter_within_, d))
+    assert f.criterion(-3.7 * f.coef_[0]) == pytest.approx(best)
+    rng = np.random.default_rng(0)
+    for w in rng.standard_normal((200, 3)):
+        assert f.criterion(w) <= best * (1 + 1e-12)
+    # and it is the top generalised eigenvalue of (S_b, S_w)
+    eig = np.linalg.eigvals(np.linalg.solve(f.scatter_within_, f.scatter_between_)).real
+    assert best == pytest.approx(eig.max())
+
+
+def test_criterion_errors(data):
+    X, y = data
+    f = FisherLDA().fit(X, y)
+    with pytest.raises(ValueError, match="w\\^T S_w w = 0"):
+        f.criterion(np.zeros(3))
+    with pytest.raises(ValueError, match="w has 2 entries"):
+        f.criterion([1.0, 2.0])
+    with pytest.raises(NotFittedError):
+        FisherLDA().criterion([1.0, 2.0, 3.0])
+
+
+def test_labels_any_type_and_orientation(data):
+    X, y = data
+    f = FisherLDA().fit(X, y)
+    g = FisherLDA().fit(X, np.where(y == 1, "b", "a"))
+    np.testing.assert_allclose(g.coef_, f.coef_)
+    h = FisherLDA().fit(X, np.where(y == 1, "a", "b"))  # positive class swapped
+    np.testing.assert_allclose(h.coef_, -f.coef_)
+    assert set(h.predict(X)) <= {"a", "b"}
+    assert h.score(X, np.where(y == 1, "a", "b")) == pytest.approx(f.score(X, y))
+
+
+def test_iris_versicolor_virginica_accuracy():
+    X, y = load_iris(return_X_y=True)
+    mask = y > 0
+    f = FisherLDA().fit(X[mask], y[mask])
+    assert f.score(X[mask], y[mask]) >= 0.95
+
+
+def test_singular_within_scatter_raises_or_uses_ridge():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((4, 6))  # fewer samples than features
+    y = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match="singular.*reg > 0"):
+        FisherLDA().fit(X, y)
+    f = FisherLDA(reg=1e-3).fit(X, y)
+    assert f.score(X, y) == 1.0
+    A = f.scatter_within_ + 1e-3 * np.eye(6)
+    np.testing.assert_allclose(A @ f.coef_[0], f.means_[1] - f.means_[0], atol=1e-10)
+    # a constant feature makes S_w singular too
+    X2 = np.column_stack([rng.standard_normal(20), np.ones(20)])
+    with pytest.raises(ValueError, match="singular"):
+        FisherLDA().fit(X2, np.r_[np.zeros(10), np.ones(10)])
+
+
+def test_identical_means_raise():
+    # both classes are {(0, 1), (1, 0), (1, 1)}: equal means, invertible S_w
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="class means are identical"):
+        FisherLDA().fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"threshold": "median"}, "threshold must be one of \\['midpoint', 'mean', 'bayes'\\]"),
+        ({"priors": [0.5, 0.6]}, "priors must sum to 1"),
+        ({"priors": [1.0]}, "priors must have 2 entries"),
+        ({"priors": [1.5, -0.5]}, "priors must be positive"),
+        ({"reg": -1.0}, "reg must be >= 0"),
+    ],
+)
+def test_bad_parameters(data, params, match):
+    X, y = data
+    with pytest.raises(ValueError, match=match):
+        FisherLDA(**params).fit(X, y)

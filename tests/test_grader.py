@@ -1,0 +1,289 @@
+"""The grader: safe parsing, value decoding, notebooks, private tests, reports, CLI."""
+
+import csv
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from linclf.grading import _worker, get_set
+from linclf.grading.cli import main
+from linclf.grading.grade import grade_submission, gradescope_results, unique_labels
+from linclf.grading.notebook import SubmissionError, clean_source, notebook_cells, read_submission
+from linclf.grading.symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+from linclf.grading.values import BadValue, SympyText, decode_value, encode_args
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "exercises" / "solutions"
+MY_SETS = ["discriminants", "fisher", "perceptron", "mse", "logistic", "softmax"]
+
+
+# --------------------------------------------------------------------------
+# safe sympy parsing
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "b/sqrt(w1**2 + w2**2)",
+    "-x*y*exp(-w*x*y)/(1 + exp(-w*x*y))",
+    "Matrix([[2*y1*(a1*y1 - b)], [Rational(1, 3)*y2]])",
+    "log(1 + exp(-z)) + Abs(z) - Max(0, z) + pi*E",
+])
+def test_safe_parser_round_trips_srepr_and_str(expr):
+    x, y, w, z, b, w1, w2, a1, y1, y2 = sp.symbols("x y w z b w1 w2 a1 y1 y2", real=True)
+    ns = dict(x=x, y=y, w=w, z=z, b=b, w1=w1, w2=w2, a1=a1, y1=y1, y2=y2, Matrix=sp.Matrix,
+              Rational=sp.Rational, sqrt=sp.sqrt, exp=sp.exp, log=sp.log, Abs=sp.Abs,
+              Max=sp.Max, pi=sp.pi, E=sp.E)
+    original = eval(expr, ns)  # trusted test input
+    for text in (sp.srepr(original), str(original)):
+        parsed = parse_expr_safely(text)
+        plain = original.xreplace({s: sp.Symbol(s.name) for s in original.free_symbols})
+        assert sp.simplify(parsed - plain) == (0 if not isinstance(plain, sp.MatrixBase)
+                                               else sp.zeros(*plain.shape))
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os').system('true')",
+    "Symbol('x').__class__",
+    "(lambda: 0)()",
+    "exp.__globals__",
+    "Symbol('x', evaluate=eval)",
+    "Function('f')(x)",
+    "sympify('1+1')",
+    "Integer(10)**Integer(10)**Integer(10)",
+    "Pow(Integer(10), Integer(1000000))",
+    "Integer(" + "9" * 30 + ")",
+    "Float('1e999999')",
+    "Float('1e-999999')",
+    "Float('9' * 40)",
+    "x" + "+x" * 30000,
+    "(" * 500 + "x" + ")" * 500,
+    "[x for x in ()]",
+    "x if x else x",
+    "'a' + 'b'",
+    "Symbol('os.system')",
+])
+def test_safe_parser_rejects(text):
+    with pytest.raises(UnsafeExpression):
+        parse_expr_safely(text)
+
+
+def test_compare_expr():
+    x, y, w = sp.symbols("x y w")
+    expected = -x * y / (1 + sp.exp(w * x * y))
+    ok, _ = compare_expr(-x * y * sp.exp(-w * x * y) / (1 + sp.exp(-w * x * y)), expected, ["w", "x", "y"])
+    assert ok
+    ok, msg = compare_expr(x * y / (1 + sp.exp(w * x * y)), expected, ["w", "x", "y"])
+    assert not ok and "differs" in msg
+    ok, msg = compare_expr(-x * y / (1 + sp.exp(w * x * y)) + sp.Symbol("q") * 0 + sp.Symbol("q"),
+                           expected, ["w", "x", "y"])
+    assert not ok and "unknown symbols" in msg
+    ok, msg = compare_expr(sp.Matrix([x]), expected, ["w", "x", "y"])
+    assert not ok and "scalar" in msg
+
+
+# --------------------------------------------------------------------------
+# values between worker and grader
+# --------------------------------------------------------------------------
+def roundtrip(value):
+    return decode_value(json.loads(json.dumps(_worker.encode_value(value))))
+
+
+def test_values_roundtrip_exact_types():
+    arr = roundtrip(np.arange(6.0).reshape(2, 3))
+    assert type(arr) is np.ndarray and arr.dtype == np.float64 and arr.shape == (2, 3)
+    assert roundtrip((1, 2.5, None, True)) == [1, 2.5, None, True]
+    assert np.isnan(roundtrip(float("nan"))) and roundtrip(float("-inf")) == float("-inf")
+    assert type(roundtrip(np.float64(2.5))) is np.float64
+    assert isinstance(roundtrip(sp.Symbol("x") + 1), SympyText)
+    assert roundtrip({"a": [np.int64(3)]})["a"][0] == 3
+
+
+def test_subclasses_lose_their_methods():
+    class FakeFloat(float):
+        def __eq__(self, other):
+            return True
+
+        def __float__(self):
+            return 99.0
+
+    class Liar(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    got = roundtrip(FakeFloat(1.5))
+    assert type(got) is float and got == 1.5
+    arr = roundtrip(np.zeros(3).view(Liar))
+    assert type(arr) is np.ndarray and not np.array_equal(arr, np.ones(3))
+
+
+@pytest.mark.parametrize("value", [object(), np.array(["a"]), np.array([object()]), {1: 2},
+                                   "x" * 30000, list(range(20000)), lambda: 0, 2**80])
+def test_unsupported_values_are_refused(value):
+    with pytest.raises(_worker.EncodeError):
+        _worker.encode_value(value)
+
+
+@pytest.mark.parametrize("data", [
+    {"__ndarray__": "AAAA", "dtype": "|O", "shape": [1]},
+    {"__ndarray__": "AAAAAAAAAAA=", "dtype": "<f8", "shape": [2]},
+    {"__ndarray__": "AAAAAAAAAAA=", "dtype": "<f8", "shape": [-1]},
+    {"__ndarray__": "!!!", "dtype": "<f8", "shape": [1]},
+    {"__float__": "1e5"},
+    {"__sympy__": 5},
+])
+def test_bad_encodings_are_rejected(data):
+    with pytest.raises(BadValue):
+        decode_value(data)
+
+
+def test_args_encoding_gives_fresh_arrays():
+    a = np.array([[1.0, 2.0]])
+    sent = _worker.decode_args(json.loads(json.dumps(encode_args([a, (1, 2.0), float("inf")]))))
+    assert np.array_equal(sent[0], a) and sent[0] is not a and sent[0].flags.writeable
+    assert sent[1] == (1, 2.0) and sent[2] == float("inf")
+
+
+# --------------------------------------------------------------------------
+# notebooks
+# --------------------------------------------------------------------------
+def test_clean_source_drops_ipython_syntax():
+    assert clean_source("%%time\nx = 1") == ""
+    assert clean_source("%matplotlib inline\n!ls\nx = 1\nnp.sum?") == "\n\nx = 1\n"
+
+
+def test_notebook_cells_and_errors(tmp_path):
+    nb = {"cells": [{"cell_type": "markdown", "source": "# hi"},
+                    {"cell_type": "code", "source": ["x = 1\n", "%time y = 2"]},
+                    {"cell_type": "code", "source": 42}, "junk"], "nbformat": 4}
+    assert notebook_cells(json.dumps(nb).encode()) == [(1, "x = 1\n")]
+    with pytest.raises(SubmissionError):
+        notebook_cells(b"not json")
+    bad = tmp_path / "a.txt"
+    bad.write_text("x")
+    with pytest.raises(SubmissionError, match=".ipynb or .py"):
+        read_submission(bad)
+
+
+# --------------------------------------------------------------------------
+# grading through the sandbox
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("set_name", MY_SETS)
+def test_sandboxed_reference_and_stub(set_name, tmp_path):
+    stub = tmp_path / f"{set_name}_stub.py"
+    stub.write_text(get_set(set_name).template())
+    good = grade_submission(SOLUTIONS / f"{set_name}.py", set_name, timeout=10)
+    assert good["score"] == good["max_score"] == get_set(set_name).max_points(), good["tests"]
+    bad = grade_submission(stub, set_name, timeout=10)
+    assert bad["score"] == 0 and bad["max_score"] == good["max_score"]
+    assert all(t["status"] == "failed" and t["output"] for t in bad["tests"])
+
+
+PRIVATE = '''
+import numpy as np
+from linclf.grading import test, assert_close, unpack
+
+SECRET_INPUT = 123.456
+
+
+@test("perceptron_update", points=2, hidden=True)
+def test_secret(f):
+    w, b = unpack(f(np.array([SECRET_INPUT, 0.0]), 0.0, np.array([1.0, 1.0]), -1), 2)
+    assert_close(w, [SECRET_INPUT - 1.0, -1.0], "w_new")
+
+
+@test("perceptron.novikoff_bound", points=1)
+def test_visible_private(f):
+    assert_close(f(np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1.0, -1.0]), np.array([1.0, 0.0]), 0.0),
+                 2.0, "bound")
+'''
+
+
+def test_private_tests_hidden_and_counted(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "extra.py").write_text(PRIVATE)
+    ok = grade_submission(SOLUTIONS / "perceptron.py", "perceptron", private_tests=private)
+    assert ok["max_score"] == get_set("perceptron").max_points() + 3
+    assert ok["score"] == ok["max_score"]
+    # the update is wrong on the secret input (sign error): the hidden test fails and says nothing
+    sub = tmp_path / "wrong.py"
+    sub.write_text("def perceptron_update(w, b, x, y, eta=1.0):\n"
+                   "    return (w - eta * y * x, b - eta * y) if y * (w @ x + b) <= 0 else (w, b)\n")
+    res = grade_submission(sub, "perceptron", private_tests=private)
+    hidden = [t for t in res["tests"] if t["hidden"]]
+    assert len(hidden) == 1 and hidden[0]["status"] == "failed"
+    assert hidden[0]["output"] == "hidden test: failed"
+    assert "123.456" not in json.dumps(res)
+    gs = gradescope_results(res)
+    assert [t["visibility"] for t in gs["tests"] if t["name"].endswith("secret")] == ["after_published"]
+
+
+def test_private_test_naming_an_unknown_exercise_is_an_error(tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "from linclf.grading import test\n@test('nope', points=1)\ndef test_x(f):\n    pass\n")
+    assert main([str(SOLUTIONS / "perceptron.py"), "--set", "perceptron", "--tests", str(tmp_path),
+                 "--out", str(tmp_path / "o")]) == 2
+
+
+def test_unreadable_submission_is_reported_not_raised(tmp_path):
+    res = grade_submission(tmp_path / "missing.ipynb", "perceptron")
+    assert res["score"] == 0 and "cannot read" in res["error"]
+    assert all(t["status"] == "failed" for t in res["tests"])
+
+
+def test_unique_labels_for_classroom_repos():
+    labels = unique_labels(["repos/alice/perceptron.ipynb", "repos/bob/perceptron.ipynb", "x/solo.py"])
+    assert labels == ["alice__perceptron", "bob__perceptron", "solo"]
+
+
+def test_cli_writes_json_csv_and_gradescope(tmp_path):
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    a.mkdir()
+    b.mkdir()
+    shutil.copy(SOLUTIONS / "perceptron.py", a / "perceptron.py")
+    (b / "perceptron.py").write_text(get_set("perceptron").template())
+    before = hashlib.sha256((a / "perceptron.py").read_bytes()).hexdigest()
+    out = tmp_path / "out"
+    proc = subprocess.run([str(Path(sys.executable).with_name("linclf-grade")), str(a / "perceptron.py"),
+                           str(b / "perceptron.py"), "--set", "perceptron", "--jobs", "2",
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "perceptron.py: 14/14" in proc.stdout and "perceptron.py: 0/14" in proc.stdout
+    assert "[2/2]" in proc.stderr  # progress indicator
+    rows = list(csv.DictReader(open(out / "grades.csv")))
+    assert [r["total"] for r in rows] == ["14", "0"]
+    assert rows[0]["sha256"] == before and rows[0]["perceptron_update"] == "4"
+    assert list(rows[0]) == ["file", "sha256", *get_set("perceptron").exercises, "total", "max", "error"]
+    mine = json.loads((out / "alice__perceptron.json").read_text())
+    assert mine["score"] == 14 and {"name", "score", "max_score", "status", "output"} <= set(mine["tests"][0])
+    gs = json.loads((out / "bob__perceptron" / "results.json").read_text())
+    assert gs["score"] == 0
+    assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(gs["tests"][0])
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    assert main([]) == 2
+    assert main(["x.py", "--set", "nope"]) == 2
+    assert main(["x.py", "--set", "perceptron", "--jobs", "0"]) == 2
+
+
+def test_gradescope_bundle(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "extra.py").write_text(PRIVATE)
+    assert main(["--gradescope-bundle", "perceptron", "--tests", str(private), "--out", str(tmp_path / "gs")]) == 0
+    gs = tmp_path / "gs"
+    assert (gs / "setup.sh").exists() and (gs / "run_autograder").stat().st_mode & 0o111
+    assert "--set perceptron" in (gs / "run_autograder").read_text()
+    names = zipfile.ZipFile(gs / "autograder_perceptron.zip").namelist()
+    assert {"setup.sh", "run_autograder", "tests/extra.py", "linclf-src/pyproject.toml",
+            "linclf-src/linclf/grading/cli.py"} <= set(names)
+    assert not any("solutions" in n for n in names)
+    for script in ("setup.sh", "run_autograder"):
+        assert subprocess.run(["bash", "-n", str(gs / script)]).returncode == 0

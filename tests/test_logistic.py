@@ -1,0 +1,235 @@
+"""Tests for linclf.logistic: derivatives, solvers, scikit-learn agreement, separability."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+from linclf._validation import ConvergenceWarning, NotFittedError
+from linclf.logistic import LogisticRegression, logistic_hessian, logistic_loss_and_grad
+
+
+@pytest.fixture(scope="module")
+def overlapping():
+    """Two overlapping Gaussian classes: the MLE exists and is unique."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0.0, 1.0, (60, 3)), rng.normal(1.0, 1.0, (60, 3))])
+    y = np.repeat(["neg", "pos"], 60)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def separable():
+    X = np.array([[0.0, 0.0], [1.0, 0.5], [0.5, 1.0], [3.0, 3.0], [4.0, 3.0], [3.5, 4.0]])
+    return X, np.array([0, 0, 0, 1, 1, 1])
+
+
+def _numeric_grad(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3])
+def test_gradient_and_hessian_match_finite_differences(alpha):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(15, 3))
+    y01 = (rng.random(15) < 0.5).astype(float)
+    theta = rng.normal(size=4)
+
+    def loss(th):
+        return logistic_loss_and_grad(th[:3], th[3], X, y01, alpha)[0]
+
+    def grad(th):
+        _, gw, gb = logistic_loss_and_grad(th[:3], th[3], X, y01, alpha)
+        return np.append(gw, gb)
+
+    np.testing.assert_allclose(grad(theta), _numeric_grad(loss, theta), rtol=1e-6, atol=1e-9)
+    H = logistic_hessian(theta[:3], theta[3], X, alpha)
+    H_numeric = np.array([_numeric_grad(lambda th: grad(th)[i], theta) for i in range(4)])
+    np.testing.assert_allclose(H, H_numeric, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(H, H.T)
+    assert H[3, 3] == pytest.approx(np.mean(1 / (1 + np.exp(-(X @ theta[:3] + theta[3]))) *
+                                            (1 - 1 / (1 + np.exp(-(X @ theta[:3] + theta[3]))))))
+    assert logistic_hessian(theta[:3], theta[3], X, alpha, fit_intercept=False).shape == (3, 3)
+
+
+def test_loss_is_cross_entropy():
+    X = np.array([[1.0], [-2.0]])
+    y01 = np.array([1.0, 0.0])
+    loss, gw, gb = logistic_loss_and_grad(np.array([0.5]), 0.25, X, y01, alpha=2.0)
+    p = 1 / (1 + np.exp(-np.array([0.75, -0.75])))
+    expected = -(np.log(p[0]) + np.log(1 - p[1])) / 2 + 0.5 * 2.0 * 0.25
+    assert loss == pytest.approx(expected, rel=1e-14)
+    assert gb == pytest.approx(((p[0] - 1) + p[1]) / 2)
+
+
+@pytest.mark.parametrize("solver", ["newton", "gd"])
+def test_matches_sklearn_without_penalty(overlapping, solver):
+    X, y = overlapping
+    sk = SkLogisticRegression(C=np.inf, tol=1e-10, max_iter=10000).fit(X, y)
+    kw = dict(eta=2.0, max_iter=5000) if solver == "gd" else {}
+    ours = LogisticRegression(solver=solver, **kw).fit(X, y)
+    assert ours.converged_ and not ours.separable_
+    np.testing.assert_allclose(ours.coef_, sk.coef_, rtol=1e-4)
+    np.testing.assert_allclose(ours.intercept_, sk.intercept_, rtol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-5)
+    assert (ours.predict(X) == sk.predict(X)).all()
+    assert list(ours.classes_) == ["neg", "pos"]
+
+
+def test_matches_sklearn_with_l2_penalty(overlapping):
+    X, y = overlapping
+    alpha = 0.05
+    sk = SkLogisticRegression(C=1 / (alpha * len(X)), tol=1e-12, max_iter=10000).fit(X, y)
+    ours = LogisticRegression(alpha=alpha).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, sk.coef_, rtol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, sk.intercept_, rtol=1e-6)
+    # gradient is zero at the optimum, including the alpha * w term
+    loss, gw, gb = logistic_loss_and_grad(ours.coef_[0], ours.intercept_[0], X,
+                                          (y == "pos").astype(float), alpha)
+    assert np.linalg.norm(np.append(gw, gb)) < 1e-8
+    assert ours.loss(X, y) == pytest.approx(loss)
+
+
+def test_newton_is_fast_and_loss_decreases(overlapping):
+    X, y = overlapping
+    newton = LogisticRegression().fit(X, y)
+    assert newton.n_iter_ <= 10
+    assert len(newton.loss_curve_) == newton.n_iter_ + 1
+    assert np.all(np.diff(newton.loss_curve_) <= 1e-15)
+    assert newton.loss_curve_[0] == pytest.approx(np.log(2))  # w = 0, b = 0
+    gd = LogisticRegression(solver="gd", eta=0.5, max_iter=20)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        gd.fit(X, y)
+    assert gd.n_iter_ == 20 and len(gd.loss_curve_) == 21 and not gd.converged_
+
+
+def test_newton_from_far_away_does_not_diverge():
+    # Pure Newton overshoots on badly scaled data; the line search keeps the loss decreasing.
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(0, 1, (40, 2)), rng.normal(0.5, 1, (40, 2))]) * 1e3
+    y = np.repeat([0, 1], 40)
+    clf = LogisticRegression().fit(X, y)
+    assert clf.converged_
+    assert np.all(np.diff(clf.loss_curve_) <= 1e-12)
+    assert np.all(np.isfinite(clf.coef_))
+
+
+@pytest.mark.parametrize("solver", ["newton", "gd"])
+def test_separable_data_warn_and_stay_finite(separable, solver):
+    X, y = separable
+    with pytest.warns(ConvergenceWarning, match="linearly separable.*alpha > 0"):
+        clf = LogisticRegression(solver=solver).fit(X, y)
+    assert clf.separable_
+    for arr in (clf.coef_, clf.intercept_, clf.predict_proba(X), clf.predict_log_proba(X)):
+        assert np.all(np.isfinite(arr))
+    assert (clf.predict(X) == y).all()
+    assert clf.loss_curve_[-1] < clf.loss_curve_[0]
+    # a penalty makes the solution exist: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reg = LogisticRegression(solver="newton", alpha=0.1).fit(X, y)
+    assert reg.converged_ and not reg.separable_
+
+
+def test_separable_newton_weights_grow_then_stop(separable):
+    X, y = separable
+    with pytest.warns(ConvergenceWarning):
+        clf = LogisticRegression(max_iter=1000).fit(X, y)
+    assert clf.n_iter_ < 1000  # stopped by the divergence test, not by max_iter
+    assert clf.loss_curve_[-1] < 1e-6
+    with pytest.warns(ConvergenceWarning):
+        short = LogisticRegression(max_iter=3).fit(X, y)
+    assert np.linalg.norm(clf.coef_) > np.linalg.norm(short.coef_)
+
+
+def test_predict_proba_and_log_proba(overlapping):
+    X, y = overlapping
+    clf = LogisticRegression(alpha=0.01).fit(X, y)
+    P = clf.predict_proba(X)
+    assert P.shape == (len(X), 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_allclose(np.log(P), clf.predict_log_proba(X), rtol=1e-12)
+    f = clf.decision_function(X)
+    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-f)))
+    assert clf.coef_.shape == (1, 3) and clf.intercept_.shape == (1,)
+    # extreme inputs: probabilities are exact 0/1, logs finite
+    far = np.array([[1e6, 1e6, 1e6], [-1e6, -1e6, -1e6]])
+    assert np.all(np.isfinite(clf.predict_log_proba(far)))
+
+
+def test_no_intercept():
+    X = np.array([[1.0], [2.0], [-1.0], [-3.0], [0.5], [-0.5]])
+    y = np.array([1, 0, 0, 1, 1, 0])
+    clf = LogisticRegression(fit_intercept=False).fit(X, y)
+    assert clf.intercept_.tolist() == [0.0]
+    sk = SkLogisticRegression(C=np.inf, fit_intercept=False, tol=1e-12).fit(X, y)
+    np.testing.assert_allclose(clf.coef_, sk.coef_, rtol=1e-5)
+
+
+def test_any_two_labels_and_score(overlapping):
+    X, y = overlapping
+    y_bool = y == "pos"
+    clf = LogisticRegression(alpha=0.01).fit(X, y_bool)
+    assert clf.classes_.tolist() == [False, True]
+    assert 0.6 < clf.score(X, y_bool) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "params, exc, match",
+    [
+        ({"solver": "lbfgs"}, ValueError, "solver"),
+        ({"alpha": -1.0}, ValueError, "alpha"),
+        ({"alpha": np.nan}, ValueError, "alpha"),
+        ({"alpha": "big"}, TypeError, "alpha"),
+        ({"eta": 0.0}, ValueError, "eta"),
+        ({"max_iter": 2.5}, TypeError, "max_iter"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"tol": -1e-3}, ValueError, "tol"),
+        ({"fit_intercept": "yes"}, TypeError, "fit_intercept"),
+    ],
+)
+def test_bad_parameters(overlapping, params, exc, match):
+    X, y = overlapping
+    with pytest.raises(exc, match=match):
+        LogisticRegression(**params).fit(X, y)
+
+
+def test_bad_data():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
+    with pytest.raises(ValueError, match="only one class"):
+        LogisticRegression().fit(X, [1, 1, 1])
+    with pytest.raises(ValueError, match="binary"):
+        LogisticRegression().fit(X, [0, 1, 2])
+    with pytest.raises(ValueError, match="NaN"):
+        LogisticRegression().fit([[0.0, np.nan], [1.0, 0.0]], [0, 1])
+    with pytest.raises(TypeError, match="real numbers"):
+        LogisticRegression().fit([["a", "b"], ["c", "d"]], [0, 1])
+    with pytest.raises(ValueError, match="inconsistent"):
+        LogisticRegression().fit(X, [0, 1])
+    with pytest.raises(ValueError, match="2-D"):
+        LogisticRegression().fit([0.0, 1.0, 2.0], [0, 1, 1])
+    with pytest.raises(NotFittedError):
+        LogisticRegression().predict(X)
+    with pytest.raises(NotFittedError):
+        LogisticRegression().predict_proba(X)
+    clf = LogisticRegression(alpha=1.0).fit(X, [0, 1, 1])
+    with pytest.raises(ValueError, match="3 features"):
+        clf.predict_proba(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="labels from"):
+        clf.loss(X, [0, 1, 5])
+
+
+def test_params_roundtrip():
+    clf = LogisticRegression(solver="gd", alpha=0.5)
+    assert clf.get_params()["alpha"] == 0.5
+    clf.set_params(solver="newton")
+    assert clf.solver == "newton"
+    from sklearn.base import clone
+
+    assert clone(clf).get_params() == clf.get_params()

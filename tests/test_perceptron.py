@@ -1,0 +1,297 @@
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from linclf import ConvergenceWarning
+from linclf.datasets import make_gaussian_classes, make_separable, make_xor, perceptron_example
+from linclf.geometry import normalize_augmented
+from linclf.perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
+
+# the worked example: (index of the corrected sample, w after, b after)
+WORKED_UPDATES = [
+    (0, (3, 3), 1),
+    (2, (2, 2), 0),
+    (2, (1, 1), -1),
+    (2, (0, 0), -2),
+    (0, (3, 3), -1),
+    (2, (2, 2), -2),
+    (2, (1, 1), -3),
+]
+
+
+def test_worked_example_exactly():
+    X, y = perceptron_example()
+    clf = Perceptron(eta=1.0).fit(X, y)
+    assert clf.n_updates_ == 7
+    assert [u["step"] for u in clf.updates_] == list(range(1, 8))
+    for update, (index, w, b) in zip(clf.updates_, WORKED_UPDATES):
+        assert update["index"] == index
+        np.testing.assert_array_equal(update["w"], w)
+        assert update["b"] == b
+        assert isinstance(update["b"], float)
+    np.testing.assert_array_equal(clf.coef_, [[1.0, 1.0]])
+    np.testing.assert_array_equal(clf.intercept_, [-3.0])
+    assert clf.n_iter_ == 6  # five passes with corrections, then one clean pass
+    assert clf.converged_
+    np.testing.assert_array_equal(clf.predict(X), y)
+    np.testing.assert_array_equal(clf.decision_function(X), [3.0, 4.0, -1.0])
+    np.testing.assert_array_equal(clf.classes_, [-1, 1])
+    assert clf.n_features_in_ == 2
+
+
+def test_recorded_weights_are_copies():
+    X, y = perceptron_example()
+    clf = Perceptron().fit(X, y)
+    clf.updates_[0]["w"][0] = 99.0
+    np.testing.assert_array_equal(clf.updates_[1]["w"], [2.0, 2.0])
+    np.testing.assert_array_equal(clf.coef_, [[1.0, 1.0]])
+
+
+def test_worked_example_with_string_labels():
+    X, _ = perceptron_example()
+    clf = Perceptron().fit(X, ["yes", "yes", "no"])  # "no" < "yes" so "no" is negative
+    np.testing.assert_array_equal(clf.coef_, [[1.0, 1.0]])
+    np.testing.assert_array_equal(clf.predict([[5.0, 5.0], [0.0, 0.0]]), ["yes", "no"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from([("a", "b"), (-7, 3), (0.5, 2.5), ("neg", "pos"), (False, True)]),
+    st.integers(0, 2**16),
+)
+def test_result_invariant_to_relabelling(labels, seed):
+    X, y01 = make_separable(30, margin=0.3, random_state=seed)
+    low, high = labels
+    ref = Perceptron().fit(X, y01)
+    relabelled = np.array([high if v == 1 else low for v in y01], dtype=object)
+    clf = Perceptron().fit(X, relabelled.tolist())
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)
+    np.testing.assert_array_equal(clf.intercept_, ref.intercept_)
+    assert [u["index"] for u in clf.updates_] == [u["index"] for u in ref.updates_]
+    np.testing.assert_array_equal(clf.predict(X) == high, ref.predict(X) == 1)
+
+
+def test_absolute_correction_makes_each_corrected_sample_correct():
+    X, y = make_separable(60, margin=0.2, random_state=3)
+    Z = normalize_augmented(X, y)
+    for margin in (0.0, 1.5):
+        clf = Perceptron(step="absolute", margin=margin, eta=0.5).fit(X, y)
+        assert clf.converged_
+        for u in clf.updates_:
+            a = np.r_[u["w"], u["b"]]
+            assert a @ Z[u["index"]] > margin
+        assert np.all(Z @ np.r_[clf.coef_[0], clf.intercept_] > margin)
+
+
+def test_absolute_correction_on_worked_example():
+    X, y = perceptron_example()
+    clf = Perceptron(step="absolute").fit(X, y)
+    assert [u["index"] for u in clf.updates_] == [0, 2, 0, 2, 0, 2]
+    # step 2: a = (3, 3, 1), z3 = -(1, 1, 1): a^T z = -7, ||z||^2 = 3, rho = 7/3 + 1
+    np.testing.assert_allclose(clf.updates_[1]["w"], [3 - 10 / 3, 3 - 10 / 3])
+    assert clf.updates_[1]["b"] == pytest.approx(1 - 10 / 3)
+    # each correction leaves its sample at a^T z = eta * ||z||^2 exactly
+    Z = normalize_augmented(X, y)
+    for u in clf.updates_:
+        z = Z[u["index"]]
+        assert np.r_[u["w"], u["b"]] @ z == pytest.approx(z @ z)
+    assert clf.score(X, y) == 1.0
+
+
+def test_batch_rule_sums_all_mistakes():
+    X, y = perceptron_example()
+    clf = Perceptron(rule="batch").fit(X, y)
+    first = clf.updates_[0]
+    np.testing.assert_array_equal(first["index"], [0, 1, 2])  # a = 0 misclassifies all
+    np.testing.assert_array_equal(first["w"], [3 + 4 - 1, 3 + 3 - 1])
+    assert first["b"] == 1.0
+    assert clf.converged_
+    assert clf.score(X, y) == 1.0
+    assert clf.n_iter_ == clf.n_updates_ + 1
+
+
+@pytest.mark.parametrize("rule", ["single", "batch"])
+def test_margin_is_respected_at_convergence(rule):
+    X, y = make_separable(80, margin=0.5, random_state=1)
+    Z = normalize_augmented(X, y)
+    clf = Perceptron(rule=rule, margin=2.0, eta=0.1).fit(X, y)
+    assert clf.converged_
+    assert np.all(Z @ np.r_[clf.coef_[0], clf.intercept_] > 2.0)
+
+
+def test_novikoff_bound():
+    X, y, w, b = make_separable(200, margin=0.3, n_features=3, random_state=5, return_hyperplane=True)
+    Z = normalize_augmented(X, y)
+    a_star = np.r_[w, b] / np.linalg.norm(np.r_[w, b])
+    gamma = np.min(Z @ a_star)
+    R = np.max(np.linalg.norm(Z, axis=1))
+    clf = Perceptron().fit(X, y)
+    assert clf.converged_
+    assert 0 < clf.n_updates_ <= (R / gamma) ** 2
+
+
+def test_shuffle_is_reproducible():
+    X, y = make_separable(100, margin=0.1, random_state=2)
+    a = Perceptron(order="shuffle", random_state=7).fit(X, y)
+    b = Perceptron(order="shuffle", random_state=7).fit(X, y)
+    c = Perceptron(order="cyclic").fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert [u["index"] for u in a.updates_] == [u["index"] for u in b.updates_]
+    assert [u["index"] for u in a.updates_] != [u["index"] for u in c.updates_]
+    assert a.score(X, y) == 1.0
+
+
+def test_w_init_and_b_init():
+    X, y = perceptron_example()
+    clf = Perceptron(w_init=[1.0, 1.0], b_init=-3.0).fit(X, y)
+    assert clf.n_updates_ == 0
+    assert clf.n_iter_ == 1
+    with pytest.raises(ValueError, match="w_init must be 2 finite numbers"):
+        Perceptron(w_init=[1.0]).fit(X, y)
+    with pytest.raises(TypeError, match="b_init must be a number"):
+        Perceptron(b_init="0").fit(X, y)
+
+
+def test_xor_does_not_converge():
+    X, y = make_xor(40)
+    with pytest.warns(ConvergenceWarning, match="Perceptron did not converge in max_iter=25"):
+        clf = Perceptron(max_iter=25).fit(X, y)
+    assert not clf.converged_
+    assert clf.n_iter_ == 25
+    with pytest.warns(ConvergenceWarning):
+        Perceptron(rule="batch", max_iter=25).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"rule": "online"}, ValueError, "rule must be one of \\['single', 'batch'\\]"),
+        ({"step": "relative"}, ValueError, "step must be one of \\['fixed', 'absolute'\\]"),
+        ({"order": "random"}, ValueError, "order must be one of \\['cyclic', 'shuffle'\\]"),
+        ({"eta": 0.0}, ValueError, "eta must be > 0"),
+        ({"eta": -1}, ValueError, "eta must be > 0"),
+        ({"margin": -0.1}, ValueError, "margin must be >= 0"),
+        ({"max_iter": 0}, ValueError, "max_iter must be > 0"),
+        ({"max_iter": 2.5}, TypeError, "max_iter must be an integer"),
+        ({"rule": "batch", "step": "absolute"}, ValueError, "rule=\"single\" only"),
+        ({"random_state": "x", "order": "shuffle"}, TypeError, "random_state"),
+    ],
+)
+def test_bad_parameters(params, error, match):
+    X, y = perceptron_example()
+    with pytest.raises(error, match=match):
+        Perceptron(**params).fit(X, y)
+
+
+# ---------------------------------------------------------------- voted / averaged
+
+
+def _running_vectors(X, y, n_epochs):
+    """Independent reference: the weight vector in use at every visit."""
+    Z = normalize_augmented(X, y)
+    a = np.zeros(Z.shape[1])
+    used = []
+    for _ in range(n_epochs):
+        for z in Z:
+            if a @ z <= 0:
+                a = a + z
+            used.append(a.copy())
+    return np.array(used)
+
+
+def test_voted_perceptron_counts_and_vote():
+    X, y = perceptron_example()
+    v = VotedPerceptron(max_iter=10).fit(X, y)
+    assert v.survival_counts_.sum() == 10 * 3
+    np.testing.assert_array_equal(v.survival_counts_, [2, 3, 3, 1, 2, 3, 16])
+    np.testing.assert_array_equal(v.coefs_[-1], [1.0, 1.0])
+    assert v.intercepts_[-1] == -3.0
+    x = np.array([[2.0, 1.0], [0.0, 0.0], [3.0, 3.0]])
+    expected = np.sign(x @ v.coefs_.T + v.intercepts_) @ v.survival_counts_
+    np.testing.assert_array_equal(v.decision_function(x), expected)
+    np.testing.assert_array_equal(v.predict(X), y)
+    assert not hasattr(v, "coef_")
+
+
+def test_averaged_perceptron_is_mean_of_running_vector():
+    X, y = make_separable(50, margin=0.2, random_state=4)
+    avg = AveragedPerceptron(max_iter=5).fit(X, y)
+    ref = _running_vectors(X, y, 5).mean(axis=0)
+    np.testing.assert_allclose(avg.coef_[0], ref[:-1])
+    np.testing.assert_allclose(avg.intercept_, ref[-1:])
+    # the average is not guaranteed to separate the training data, but comes close
+    assert avg.score(X, y) >= 0.9
+    voted = VotedPerceptron(max_iter=5).fit(X, y)
+    assert voted.score(X, y) >= 0.9
+
+
+def test_voted_and_averaged_on_noisy_data_beat_chance():
+    X, y = make_gaussian_classes(200, [[-1, -1], [1, 1]], random_state=0)
+    for est in (VotedPerceptron(), AveragedPerceptron()):
+        assert est.fit(X, y).score(X, y) > 0.85
+
+
+def test_voted_bad_parameter():
+    X, y = perceptron_example()
+    with pytest.raises(ValueError, match="eta must be > 0"):
+        VotedPerceptron(eta=0).fit(X, y)
+    with pytest.raises(ValueError, match="order must be one of"):
+        AveragedPerceptron(order="zigzag").fit(X, y)
+
+
+# ---------------------------------------------------------------- linear machine
+
+
+@pytest.fixture(scope="module")
+def three_blobs():
+    means = [[0.0, 4.0], [-4.0, -2.0], [4.0, -2.0]]
+    return make_gaussian_classes(150, means, covs=0.5, random_state=0)
+
+
+@pytest.mark.parametrize("update", ["max", "all"])
+def test_linear_machine_separates_three_blobs(three_blobs, update):
+    X, y = three_blobs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        lm = LinearMachine(update=update).fit(X, y)
+    assert lm.converged_
+    assert lm.coef_.shape == (3, 2) and lm.intercept_.shape == (3,)
+    assert lm.score(X, y) == 1.0
+    # from the zero start every correction adds and subtracts the same vector
+    np.testing.assert_allclose(lm.coef_.sum(axis=0), 0.0, atol=1e-9)
+    np.testing.assert_allclose(lm.intercept_.sum(), 0.0, atol=1e-9)
+    scores = lm.decision_function(X)
+    np.testing.assert_array_equal(lm.predict(X), lm.classes_[np.argmax(scores, axis=1)])
+
+
+def test_linear_machine_two_classes_follows_binary_convention():
+    X, y = perceptron_example()
+    lm = LinearMachine().fit(X, np.array(["b", "b", "a"]))
+    assert lm.coef_.shape == (2, 2)
+    g = lm.decision_function(X)
+    assert g.shape == (3,)
+    np.testing.assert_allclose(g, (X @ lm.coef_.T + lm.intercept_) @ [-1, 1])
+    np.testing.assert_array_equal(lm.predict(X), ["b", "b", "a"])
+
+
+def test_linear_machine_margin_and_warning(three_blobs):
+    X, y = three_blobs
+    lm = LinearMachine(margin=5.0).fit(X, y)
+    G = X @ lm.coef_.T + lm.intercept_
+    true = G[np.arange(len(y)), y]
+    G[np.arange(len(y)), y] = -np.inf
+    assert np.all(true > G.max(axis=1) + 5.0)
+    Xx, yx = make_xor(40)
+    with pytest.warns(ConvergenceWarning, match="LinearMachine did not converge"):
+        LinearMachine(max_iter=10).fit(Xx, yx)
+
+
+def test_linear_machine_bad_parameters(three_blobs):
+    X, y = three_blobs
+    with pytest.raises(ValueError, match="update must be one of \\['max', 'all'\\]"):
+        LinearMachine(update="some").fit(X, y)
+    with pytest.raises(ValueError, match="eta must be > 0"):
+        LinearMachine(eta=-2).fit(X, y)
