@@ -3,10 +3,49 @@
 The companion library of the executable textbook *Linear Classifiers*. Every
 estimator follows scikit-learn's API (``fit``/``predict``/``decision_function``/
 ``score``, fitted attributes ending in ``_``) and uses the book's notation.
+
+Submodules that need more than numpy are not imported here:
+:mod:`linclf.plotting` and :mod:`linclf.interactive` (matplotlib) and
+:mod:`linclf.grading` (sympy for symbolic answers).
 """
 
+from . import datasets, kernels, losses, special
 from ._validation import ConvergenceWarning, NotFittedError
+from .fisher import FisherLDA
+from .geometry import augment, normalize_augmented, signed_distance
+from .kernel_perceptron import KernelPerceptron
+from .least_squares import LeastSquaresClassifier
+from .logistic import LogisticRegression
+from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
+from .perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
+from .softmax import SoftmaxRegression
+from .svm import SVC, LinearSVM
 
 __version__ = "0.1.0"
 
-__all__ = ["ConvergenceWarning", "NotFittedError", "__version__"]
+__all__ = [
+    "AveragedPerceptron",
+    "ConvergenceWarning",
+    "FisherLDA",
+    "KernelPerceptron",
+    "LeastSquaresClassifier",
+    "LinearMachine",
+    "LinearSVM",
+    "LogisticRegression",
+    "NotFittedError",
+    "OneVsOne",
+    "OneVsRest",
+    "Perceptron",
+    "SVC",
+    "SoftmaxRegression",
+    "VotedPerceptron",
+    "__version__",
+    "ambiguous_fraction",
+    "augment",
+    "datasets",
+    "kernels",
+    "losses",
+    "normalize_augmented",
+    "signed_distance",
+    "special",
+]
