@@ -154,4 +154,5 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the score is > 0."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]

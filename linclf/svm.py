@@ -187,11 +187,15 @@ class SVC(BaseEstimator, ClassifierMixin):
     selection : {"wss2", "mvp", "platt"}, default="wss2"
         Working-set selection: second-order (libsvm), maximal violating pair,
         or Platt's heuristics.
-    shrinking : bool, default=False
-        libsvm-style shrinking of the active set (``"wss2"``/``"mvp"``). Off by
-        default: in numpy, recomputing the set-aside part of the gradient
-        costs more than the shorter vectors save on the benchmark problems
-        (``benchmarks/README.md``).
+    shrinking : bool or "auto", default="auto"
+        libsvm-style shrinking of the active set (``"wss2"``/``"mvp"``).
+        ``"auto"`` shrinks only for ``kernel="linear"`` and at least 2000
+        samples: there the set-aside part of :math:`v` is recomputed in
+        :math:`O(Nd)` as :math:`y - X\mathbf w`, and the vectors are long enough
+        for their length, not the fixed cost of a numpy call, to dominate a
+        step. For other kernels the recomputation (a kernel block between the
+        set-aside points and the support vectors) cost more than the shorter
+        vectors saved on the benchmark problems (``benchmarks/README.md``).
     cache_size : float, default=200.0
         Kernel-row cache in MB.
 
@@ -231,7 +235,7 @@ class SVC(BaseEstimator, ClassifierMixin):
         tol=1e-3,
         max_iter=-1,
         selection="wss2",
-        shrinking=False,
+        shrinking="auto",
         cache_size=200.0,
     ):
         self.C = C
@@ -254,8 +258,8 @@ class SVC(BaseEstimator, ClassifierMixin):
             raise ValueError(f"max_iter must be >= 1 or -1 (no limit); got {self.max_iter!r}.")
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {list(SELECTIONS)}; got {self.selection!r}.")
-        if not isinstance(self.shrinking, (bool, np.bool_)):
-            raise TypeError(f"shrinking must be True or False; got {self.shrinking!r}.")
+        if not (isinstance(self.shrinking, (bool, np.bool_)) or self.shrinking == "auto"):
+            raise TypeError(f"shrinking must be True, False or 'auto'; got {self.shrinking!r}.")
         cache = float(check_positive(self.cache_size, "cache_size"))
         return C, tol, cache
 
@@ -290,7 +294,10 @@ class SVC(BaseEstimator, ClassifierMixin):
             tol=tol,
             max_iter=self.max_iter,
             selection=self.selection,
-            shrinking=bool(self.shrinking),
+            shrinking=(
+                spec.name == "linear" and X.shape[0] >= 2000
+                if self.shrinking == "auto" else bool(self.shrinking)
+            ),
             cache_size=cache,
         )
         if not res.converged:
@@ -353,7 +360,8 @@ class SVC(BaseEstimator, ClassifierMixin):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the decision function is > 0."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def kkt_violations(self, tol=1e-3):
         """Check the KKT conditions of the fitted solution on the training data.
@@ -372,8 +380,7 @@ class SVC(BaseEstimator, ClassifierMixin):
         alpha, y, C = self.alpha_, self._y, self._C
         margin = y * (y - self._v + self.intercept_[0])  # y_i f(x_i)
         at_zero = alpha <= 0
-        at_C = alpha >= C
-        free = ~at_zero & ~at_C
+        at_C = alpha >= C  # never true for the hard margin (C = inf)
         violation = np.where(
             at_zero, np.maximum(0.0, 1 - margin),
             np.where(at_C, np.maximum(0.0, margin - 1), np.abs(1 - margin)),
@@ -382,10 +389,8 @@ class SVC(BaseEstimator, ClassifierMixin):
             at_zero, "alpha=0: y f(x) >= 1",
             np.where(at_C, "alpha=C: y f(x) <= 1", "0<alpha<C: y f(x) = 1"),
         )
-        finite_C = C if np.isfinite(C) else np.inf
-        box = float(np.max(np.maximum(0.0, np.maximum(-alpha, alpha - finite_C))))
+        box = float(np.max(np.maximum(0.0, np.maximum(-alpha, alpha - C))))
         worst = int(np.argmax(violation))
-        del free
         return KKTReport(
             violation=violation,
             condition=condition,

@@ -21,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 SITE = BUILD / "html"
 REPORT = BUILD / "build-report.json"
+# To check another build (with LINCLF_SITE_BUILT=1): LINCLF_BUILD_DIR is its
+# _build folder (holding html/ and build-report.json), LINCLF_TOC its _toc.yml.
+if os.environ.get("LINCLF_SITE_BUILT") == "1" and os.environ.get("LINCLF_BUILD_DIR"):
+    SITE = Path(os.environ["LINCLF_BUILD_DIR"]) / "html"
+    REPORT = Path(os.environ["LINCLF_BUILD_DIR"]) / "build-report.json"
+TOC = Path(os.environ.get("LINCLF_TOC", ROOT / "_toc.yml"))
 
 
 def _run_id() -> str:
@@ -68,7 +74,7 @@ def built_site(book_build) -> Path:
         tail = Path(log).read_text(errors="replace")[-4000:] if log and Path(log).is_file() else ""
         pytest.fail(f"the book build failed (exit {book_build['returncode']}):\n{tail}")
     if not (SITE / "index.html").is_file():
-        pytest.fail("the book build left no _build/html/index.html")
+        pytest.fail(f"the book build left no {SITE}/index.html")
     return SITE
 
 
@@ -76,7 +82,7 @@ def toc_docnames() -> list[str]:
     """Every page of _toc.yml (root first), as Sphinx docnames."""
     import yaml
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    toc = yaml.safe_load(TOC.read_text())
     names = [toc["root"]]
 
     def walk(entries):

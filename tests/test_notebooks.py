@@ -26,8 +26,9 @@ from conftest import ROOT
 NOTEBOOKS = sorted((ROOT / "notebooks").rglob("*.ipynb"))
 REPO_URL = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
 CELL_TIMEOUT = 60
-# modules chapters may import beyond linclf's dependencies -> their pip names
-EXTRA_PACKAGES = {"myst_nb": "myst-nb", "sympy": "sympy", "ipywidgets": "ipywidgets", "scipy": "scipy"}
+# Modules a notebook may import that Colab does not ship (it has numpy,
+# matplotlib, scipy, sympy and ipywidgets) -> their pip names.
+EXTRA_PACKAGES = {"myst_nb": "myst-nb"}
 
 
 def _sync_module():
@@ -72,8 +73,7 @@ def test_notebook_metadata_and_install_cell(path):
     assert f"git+{REPO_URL}" in src, f"the install cell must install from {REPO_URL}"
     tags = set(first.metadata.get("tags", []))
     assert tags & {"remove-cell", "hide-cell"}, "the install cell must be hidden on the website"
-    # Colab has numpy and matplotlib (linclf's own dependencies) but not myst-nb:
-    # whatever else the notebook imports must be installed along with linclf.
+    # Whatever the notebook imports that Colab lacks must be installed with linclf.
     imported = set()
     for cell in code[1:]:
         imported |= set(re.findall(r"^\s*(?:from|import)\s+(\w+)", cell.source, re.M))
@@ -148,3 +148,21 @@ def test_kernel_is_this_python():
     spec = KernelSpecManager().get_kernel_spec("python3")
     exe = spec.argv[0]
     assert exe in ("python", "python3", "{python}") or Path(exe).resolve().parent == Path(sys.executable).resolve().parent
+
+
+def test_binder_environment_installs_the_repository():
+    reqs = (ROOT / "binder" / "requirements.txt").read_text().split("\n")
+    lines = [line.split("#")[0].strip() for line in reqs]
+    lines = [line for line in lines if line]
+    assert "." in lines or "-e ." in lines, "binder/requirements.txt must install linclf from the repository"
+    lock = {}
+    for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines():
+        if "==" in line:
+            name, version = line.split("==", 1)
+            lock[name.strip().lower()] = version.strip()
+    for line in lines:
+        if "==" in line:
+            name, version = line.split("==", 1)
+            assert lock.get(name.lower()) == version, f"binder pin {line} differs from requirements/lock.txt"
+    pinned = {line.split("==")[0].lower() for line in lines if "==" in line}
+    assert {"numpy", "matplotlib", "sympy", "ipywidgets", "myst-nb"} <= pinned

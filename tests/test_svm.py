@@ -1,0 +1,394 @@
+"""SVC (SMO on the dual) and LinearSVM (primal subgradient)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.svm import SVC as SkSVC
+
+from linclf import ConvergenceWarning, NotFittedError
+from linclf.kernels import gram_matrix
+from linclf.svm import SVC, LinearSVM, dual_objective
+
+SELECTIONS = ["wss2", "mvp", "platt"]
+
+# the worked example: x1 = (3, 3), x2 = (4, 3) positive, x3 = (1, 1) negative
+X_EX = np.array([[3.0, 3.0], [4.0, 3.0], [1.0, 1.0]])
+Y_EX = np.array([1, 1, -1])
+
+
+def overlapping(n=120, d=2, seed=0, shift=1.0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, d))
+    X[:, 0] += np.where(y == 1, shift, -shift)
+    return X, y
+
+
+def circles(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    r = np.where(y == 1, 0.5, 1.0)
+    t = rng.uniform(0, 2 * np.pi, n)
+    X = np.c_[r * np.cos(t), r * np.sin(t)] + rng.normal(scale=0.1, size=(n, 2))
+    return X, y
+
+
+# ---------------------------------------------------------------------------
+# the worked example
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("C", [np.inf, 1e6, 10.0])
+def test_worked_example(selection, C):
+    svc = SVC(kernel="linear", C=C, tol=1e-10, selection=selection).fit(X_EX, Y_EX)
+    np.testing.assert_allclose(svc.alpha_, [0.25, 0.0, 0.25], atol=1e-6)
+    np.testing.assert_allclose(svc.coef_, [[0.5, 0.5]], atol=1e-6)
+    np.testing.assert_allclose(svc.intercept_, [-2.0], atol=1e-6)
+    np.testing.assert_array_equal(svc.support_, [0, 2])
+    np.testing.assert_allclose(svc.dual_coef_, [[0.25, -0.25]], atol=1e-6)
+    np.testing.assert_array_equal(svc.n_support_, [1, 1])
+    # S(1/4, 0) = -1/4 in the source's substituted objective = libsvm's obj
+    assert svc.dual_objective_ == pytest.approx(-0.25, abs=1e-9)
+    np.testing.assert_allclose(svc.decision_function(X_EX), [1.0, 1.5, -1.0], atol=1e-6)
+
+
+def test_worked_example_matches_sklearn_hard_margin_limit():
+    sk = SkSVC(kernel="linear", C=1e6, tol=1e-10).fit(X_EX, Y_EX)
+    ours = SVC(kernel="linear", C=np.inf, tol=1e-10).fit(X_EX, Y_EX)
+    np.testing.assert_allclose(ours.coef_, sk.coef_, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# agreement between the three selection rules, and with scikit-learn
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_selection_rules_reach_the_same_solution(kernel):
+    X, y = overlapping(80, seed=3)
+    fits = [SVC(kernel=kernel, C=1.0, tol=1e-7, selection=s).fit(X, y) for s in SELECTIONS]
+    objs = [f.dual_objective_ for f in fits]
+    np.testing.assert_allclose(objs, objs[0], rtol=1e-9)
+    for f in fits[1:]:
+        np.testing.assert_allclose(f.alpha_, fits[0].alpha_, atol=1e-4)
+        np.testing.assert_allclose(f.intercept_, fits[0].intercept_, atol=1e-5)
+        np.testing.assert_allclose(f.decision_function(X), fits[0].decision_function(X), atol=1e-5)
+    # the second-order rule needs fewer steps than the first-order one
+    assert fits[0].n_iter_ < fits[1].n_iter_
+
+
+def _poly_params(gamma):
+    return {"degree": 3, "gamma": gamma, "coef0": 1.0}
+
+
+def _my_kernel(A, B):
+    # a valid kernel not in the list: a sum of a linear and an RBF kernel
+    return A @ B.T + gram_matrix(A, "rbf", B, gamma=0.5)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly", "callable"])
+@pytest.mark.parametrize("data", ["overlapping", "circles"])
+def test_matches_sklearn(kernel, data):
+    X, y = overlapping(150, d=3, seed=1) if data == "overlapping" else circles(150, seed=1)
+    kw = {"C": 1.0, "tol": 1e-6}
+    if kernel == "callable":
+        ours = SVC(kernel=_my_kernel, **kw).fit(X, y)
+        theirs = SkSVC(kernel=_my_kernel, **kw).fit(X, y)
+        K_ours = _my_kernel(ours.support_vectors_, ours.support_vectors_)
+        # sklearn keeps no support_vectors_ for a callable kernel
+        K_theirs = _my_kernel(X[theirs.support_], X[theirs.support_])
+    else:
+        gamma = 1.0 / (X.shape[1] * X.var())
+        extra = {"degree": 3, "coef0": 1.0} if kernel == "poly" else {}
+        ours = SVC(kernel=kernel, gamma=gamma, **extra, **kw).fit(X, y)
+        theirs = SkSVC(kernel=kernel, gamma=gamma, **extra, **kw).fit(X, y)
+        params = {} if kernel == "linear" else {"gamma": gamma, **extra}
+        K_ours = gram_matrix(ours.support_vectors_, kernel, **params)
+        K_theirs = gram_matrix(theirs.support_vectors_, kernel, **params)
+    obj_ours = dual_objective(ours.dual_coef_, K_ours)
+    obj_theirs = dual_objective(theirs.dual_coef_, K_theirs)
+    assert obj_ours == pytest.approx(obj_theirs, rel=1e-6)
+    # the objective maintained during SMO agrees with the one recomputed from scratch
+    assert ours.dual_objective_ == pytest.approx(obj_ours, rel=1e-9)
+    assert ours.intercept_[0] == pytest.approx(theirs.intercept_[0], abs=1e-3)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-3)
+    assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.99
+    if kernel == "linear":
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-3)
+
+
+def test_sklearn_gamma_scale_and_auto():
+    X, y = overlapping(60, d=4, seed=2)
+    X = 3 * X
+    for gamma in ["scale", "auto"]:
+        ours = SVC(gamma=gamma, tol=1e-6).fit(X, y)
+        theirs = SkSVC(gamma=gamma, tol=1e-6).fit(X, y)
+        assert ours.gamma_ == pytest.approx(theirs._gamma)
+        np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# optimality: KKT, feasibility, hard margin
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_kkt_report_is_zero_at_the_solution(kernel):
+    X, y = overlapping(100, seed=4)
+    svc = SVC(kernel=kernel, C=2.0, tol=1e-8, coef0=1.0).fit(X, y)
+    report = svc.kkt_violations(tol=1e-6)
+    assert report.max_violation < 1e-6
+    assert report.n_violations == 0
+    assert report.ok
+    assert report.equality_violation < 1e-10
+    assert report.box_violation == 0.0
+    assert report.violation.shape == (100,)
+    assert set(report.condition) <= {"alpha=0: y f(x) >= 1", "0<alpha<C: y f(x) = 1",
+                                     "alpha=C: y f(x) <= 1"}
+    # a loose solution shows violations of the size of its tolerance
+    loose = SVC(kernel=kernel, C=2.0, tol=0.5, coef0=1.0).fit(X, y).kkt_violations(tol=1e-6)
+    assert loose.max_violation > 1e-4
+    assert not loose.ok
+    assert loose.condition[loose.worst] in report.condition
+
+
+def test_kkt_conditions_hold_on_margins():
+    X, y = overlapping(100, seed=5)
+    svc = SVC(kernel="rbf", C=1.0, tol=1e-9).fit(X, y)
+    yy = np.where(y == 1, 1.0, -1.0)
+    margin = yy * svc.decision_function(X)
+    a, C = svc.alpha_, 1.0
+    assert np.all(margin[a == 0] >= 1 - 1e-6)
+    assert np.all(np.abs(margin[(a > 0) & (a < C)] - 1) <= 1e-6)
+    assert np.all(margin[a == C] <= 1 + 1e-6)
+
+
+def test_hard_margin_separable_has_unit_functional_margin():
+    rng = np.random.default_rng(6)
+    X = np.r_[rng.normal(size=(30, 2)) + 4, rng.normal(size=(30, 2)) - 4]
+    y = np.repeat([1, 0], 30)
+    svc = SVC(kernel="linear", C=np.inf, tol=1e-9).fit(X, y)
+    margin = np.where(y == 1, 1, -1) * svc.decision_function(X)
+    assert margin.min() == pytest.approx(1.0, abs=1e-6)
+    # ||w||^2 = sum(alpha) at the hard-margin optimum
+    assert np.sum(svc.coef_**2) == pytest.approx(svc.alpha_.sum(), rel=1e-6)
+
+
+_XOR = (np.array([[0, 0], [1, 1], [0, 1], [1, 0.0]]), [0, 0, 1, 1])
+_DUP = (np.array([[0, 0], [0, 0], [1, 1.0]]), [0, 1, 1])  # one point with both labels
+_OVER = overlapping(100, seed=7)
+
+
+@pytest.mark.parametrize(
+    "X, y, kernel, selection",
+    [(*_XOR, "linear", s) for s in SELECTIONS]
+    + [(*_DUP, "rbf", s) for s in SELECTIONS]
+    + [(*_OVER, "linear", s) for s in SELECTIONS]
+    # rbf Gram matrices are non-singular, so these data are separable in theory
+    # with a minute margin; Platt's heuristics need ~5e5 steps to prove it
+    + [(*_OVER, "rbf", s) for s in ("wss2", "mvp")],
+)
+def test_hard_margin_on_non_separable_data_raises(X, y, kernel, selection):
+    with pytest.raises(ValueError, match=r"C=np.inf \(hard margin\).*separable.*finite C"):
+        SVC(kernel=kernel, C=np.inf, selection=selection).fit(X, y)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(4, 40),
+    C=st.floats(0.01, 100.0),
+    kernel=st.sampled_from(["linear", "rbf", "poly"]),
+    selection=st.sampled_from(SELECTIONS),
+)
+def test_dual_feasibility_property(seed, n, C, kernel, selection):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = rng.permutation(np.arange(n) % 2)
+    svc = SVC(kernel=kernel, C=C, coef0=1.0, selection=selection).fit(X, y)
+    a = svc.alpha_
+    yy = np.where(y == 1, 1.0, -1.0)
+    assert np.all(a >= 0) and np.all(a <= C)
+    assert abs(yy @ a) <= 1e-8 * max(1.0, C)
+    assert svc.gap_ <= 1e-3 + 1e-12 or selection == "platt"
+    assert svc.dual_objective_ <= 0.0  # alpha = 0 is feasible with objective 0
+
+
+def test_cache_and_shrinking_do_not_change_the_solution():
+    X, y = overlapping(300, d=2, seed=8)
+    ref = SVC(kernel="rbf", tol=1e-6).fit(X, y)
+    tiny = SVC(kernel="rbf", tol=1e-6, cache_size=0.01).fit(X, y)  # a few rows: LRU evictions
+    shrunk = SVC(kernel="rbf", tol=1e-6, shrinking=True).fit(X, y)
+    assert tiny.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(tiny.alpha_, ref.alpha_, atol=1e-12)
+    assert tiny.n_kernel_rows_ > ref.n_kernel_rows_  # evicted rows were recomputed
+    assert shrunk.dual_objective_ == pytest.approx(ref.dual_objective_, rel=1e-8)
+    np.testing.assert_allclose(shrunk.decision_function(X), ref.decision_function(X), atol=1e-4)
+    assert shrunk.gap_ <= 1e-6
+
+
+def test_other_kernels_fit():
+    X, y = circles(100, seed=9)
+    for kernel in ["laplacian", "sigmoid"]:
+        svc = SVC(kernel=kernel, gamma=0.5, coef0=-0.5).fit(X, y)
+        assert svc.gap_ <= 1e-3
+        assert svc.score(X, y) > 0.6
+    assert SVC(kernel="laplacian", gamma=2.0).fit(X, y).score(X, y) > 0.9
+
+
+# ---------------------------------------------------------------------------
+# API: labels, attributes, errors
+# ---------------------------------------------------------------------------
+
+
+def test_labels_and_attributes():
+    X, y = overlapping(60, seed=10)
+    labels = np.where(y == 1, "spam", "ham")
+    svc = SVC(kernel="linear").fit(X, labels)
+    np.testing.assert_array_equal(svc.classes_, ["ham", "spam"])
+    f = svc.decision_function(X)
+    np.testing.assert_array_equal(svc.predict(X), np.where(f > 0, "spam", "ham"))
+    assert svc.n_features_in_ == 2
+    assert svc.dual_coef_.shape == (1, svc.support_.size)
+    assert svc.support_vectors_.shape == (svc.support_.size, 2)
+    assert svc.intercept_.shape == (1,)
+    assert svc.coef_.shape == (1, 2)
+    np.testing.assert_allclose(f, X @ svc.coef_[0] + svc.intercept_[0])
+    assert isinstance(svc.n_iter_, int)
+    assert 0.0 <= svc.score(X, labels) <= 1.0
+
+
+def test_coef_only_for_linear_kernel():
+    X, y = overlapping(40, seed=11)
+    svc = SVC(kernel="rbf").fit(X, y)
+    with pytest.raises(AttributeError, match="only available when kernel='linear'"):
+        svc.coef_
+    assert not hasattr(svc, "coef_")
+
+
+def test_sklearn_clone_and_params():
+    svc = SVC(C=3.0, kernel="poly", degree=2)
+    twin = clone(svc)
+    assert twin.get_params() == svc.get_params()
+    assert twin.get_params()["selection"] == "wss2"
+    assert "C=3.0" in repr(svc)
+
+
+def test_not_fitted():
+    with pytest.raises(NotFittedError):
+        SVC().predict(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"C": 0.0}, ValueError, "C must be > 0"),
+        ({"C": -1.0}, ValueError, "C must be > 0"),
+        ({"C": np.nan}, ValueError, "C"),
+        ({"C": "big"}, TypeError, "C must be a number"),
+        ({"kernel": "cosine"}, ValueError, "Unknown kernel 'cosine'"),
+        ({"kernel": 5}, TypeError, "kernel must be a string or a callable"),
+        ({"gamma": 0.0}, ValueError, "gamma must be a finite number > 0"),
+        ({"gamma": -2.0}, ValueError, "gamma"),
+        ({"gamma": "wide"}, ValueError, "gamma must be 'scale', 'auto'"),
+        ({"kernel": "poly", "degree": 0}, ValueError, "degree"),
+        ({"tol": 0.0}, ValueError, "tol must be > 0"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"max_iter": 2.5}, TypeError, "max_iter"),
+        ({"selection": "random"}, ValueError, "selection must be one of"),
+        ({"cache_size": -1}, ValueError, "cache_size"),
+        ({"kernel": lambda A, B: np.ones((len(A), len(B) + 1))}, ValueError, "shape"),
+        ({"kernel": lambda A, B: np.full((len(A), len(B)), np.nan)}, ValueError, "NaN"),
+    ],
+)
+def test_bad_hyper_parameters(params, error, match):
+    X, y = overlapping(20, seed=12)
+    with pytest.raises(error, match=match):
+        SVC(**params).fit(X, y)
+
+
+def test_bad_input():
+    X, y = overlapping(20, seed=13)
+    with pytest.raises(ValueError, match="NaN"):
+        SVC().fit(np.where(X > 1, np.nan, X), y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        SVC().fit(X, np.zeros(20))
+    with pytest.raises(ValueError, match="binary classifier"):
+        SVC().fit(X, np.arange(20) % 3)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        SVC().fit(X, y[:-1])
+    svc = SVC().fit(X, y)
+    with pytest.raises(ValueError, match="3 features"):
+        svc.predict(np.zeros((2, 3)))
+    bad = SVC(kernel=lambda A, B: A @ B.T).fit(X, y)
+    bad.kernel = lambda A, B: np.zeros((1, 1))
+    with pytest.raises(ValueError, match="shape"):
+        bad.decision_function(X)
+
+
+def test_max_iter_warns():
+    X, y = overlapping(200, seed=14)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        svc = SVC(max_iter=5).fit(X, y)
+    assert svc.n_iter_ == 5
+    assert svc.gap_ > 1e-3
+
+
+# ---------------------------------------------------------------------------
+# LinearSVM
+# ---------------------------------------------------------------------------
+
+
+def test_linear_svm_reaches_the_svc_objective():
+    X, y = overlapping(200, seed=15, shift=1.5)
+    yy = np.where(y == 1, 1.0, -1.0)
+    svc = SVC(kernel="linear", C=1.0, tol=1e-8).fit(X, y)
+    opt = LinearSVM.primal_objective(svc.coef_[0], svc.intercept_[0], X, yy, 1.0)
+    # strong duality: primal optimum = -(libsvm's dual objective)
+    assert opt == pytest.approx(-svc.dual_objective_, rel=1e-7)
+    lin = LinearSVM(C=1.0, max_iter=2000).fit(X, y)
+    assert len(lin.loss_curve_) == 2000 and lin.n_iter_ == 2000
+    best = LinearSVM.primal_objective(lin.coef_[0], lin.intercept_[0], X, yy, 1.0)
+    assert best == pytest.approx(min(lin.loss_curve_))
+    assert opt <= best <= opt * (1 + 1e-3)
+    np.testing.assert_allclose(lin.coef_, svc.coef_, atol=0.05)
+    assert lin.score(X, y) >= svc.score(X, y) - 0.02
+
+
+def test_linear_svm_minibatch_and_constant_step():
+    X, y = overlapping(200, seed=16, shift=1.5)
+    yy = np.where(y == 1, 1.0, -1.0)
+    opt = -SVC(kernel="linear", tol=1e-8).fit(X, y).dual_objective_
+    for kw in [{"batch": 20, "random_state": 0}, {"eta": 1.0}]:
+        lin = LinearSVM(max_iter=1500, **kw).fit(X, y)
+        J = LinearSVM.primal_objective(lin.coef_[0], lin.intercept_[0], X, yy, 1.0)
+        assert opt <= J <= opt * 1.02
+    a = LinearSVM(batch=10, random_state=3, max_iter=50).fit(X, y)
+    b = LinearSVM(batch=10, random_state=3, max_iter=50).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [({"C": 0}, "C"), ({"eta": "adam"}, "eta"), ({"eta": -1.0}, "eta"),
+     ({"batch": "mini"}, "batch"), ({"batch": 0}, "batch"), ({"max_iter": 0}, "max_iter")],
+)
+def test_linear_svm_bad_params(params, match):
+    X, y = overlapping(20, seed=17)
+    with pytest.raises((ValueError, TypeError), match=match):
+        LinearSVM(**params).fit(X, y)
+
+
+def test_no_runtime_warnings_on_duplicates():
+    X = np.array([[0.0, 0.0]] * 5 + [[1.0, 1.0]] * 5)
+    y = np.array([0, 1, 0, 1, 0, 1, 1, 1, 1, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        svc = SVC(kernel="linear", C=1.0).fit(X, y)
+    assert svc.gap_ <= 1e-3
