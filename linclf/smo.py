@@ -62,8 +62,12 @@ hulls in feature space intersect. Every ``min(N, 1000)`` steps (every pass for
 below ``HARD_MARGIN_RTOL`` times :math:`\max_i\lVert\phi(\mathbf x_i)\rVert`; if so,
 :class:`NotSeparableError` (a ``ValueError``) is raised instead of iterating on.
 
-**Cost per step**: about ten numpy calls on vectors of the active-set length
-plus a few dozen scalar operations, i.e. roughly 10 µs for :math:`N \le 1000`.
+**Cost per step** (``"wss2"``): seven numpy calls on vectors of the active-set
+length (two arg-maxima, the score :math:`b_{it}/\sqrt{a_{it}}` -- which has the same
+maximiser over :math:`b_{it} > 0` as :math:`b_{it}^2/a_{it}` -- and the update
+:math:`V \mathrel{+}= \tfrac t2(A_{i\cdot} - A_{j\cdot})`) plus a few dozen scalar
+operations: about 8 µs for :math:`N \le 1000` on a 2020s x86 core, nearly all
+of it the fixed cost of calling numpy.
 """
 
 from __future__ import annotations
@@ -85,6 +89,10 @@ TAU = 1e-12
 #: is below this many times the largest norm max_i ||phi(x_i)|| (see
 #: _hard_margin_check); non-separable data have margin 0.
 HARD_MARGIN_RTOL = 1e-3
+
+#: Up to this many active variables the rows 1/sqrt(A_i) used by the
+#: second-order selection are cached; above it they are recomputed per step.
+INV_CACHE_MAX_N = 2000
 
 
 # ---------------------------------------------------------------------------
@@ -158,10 +166,13 @@ class _Rows:
 
     :math:`A_{rt} - \tau = \lVert\phi(\mathbf x_r) - \phi(\mathbf x_t)\rVert^2` is the curvature
     :math:`a_{rt}` of the pair :math:`(r, t)`; adding :math:`\tau` (a tiny multiple of the
-    kernel's scale) keeps it positive for duplicate points, so ``b**2 / A`` is safe.
+    kernel's scale) keeps it positive for duplicate points (for a PSD kernel).
 
-    Computed on demand and kept in an LRU cache of at most ``max_rows`` rows.
-    A cache built for a shrunk subset first looks for the row in its parent's
+    The second-order selection also needs :math:`1/\sqrt{A_{i\cdot}}` for the rows used
+    as the first index (see :func:`_pairwise`); those are cached next to them.
+
+    Computed on demand and kept in an LRU cache of at most ``max_rows`` rows
+    (the budget counts both kinds of row). A cache built for a shrunk subset first looks for the row in its parent's
     cache (a slice is cheaper than a kernel evaluation).
     """
 
@@ -179,8 +190,11 @@ class _Rows:
         elif spec.name == "linear":
             self.Xm2 = -2.0 * self.X
         n = idx.shape[0]
-        self.max_rows = max(2, int(cache_bytes // (8 * n)))
+        self.max_rows = max(2, int(cache_bytes // (16 * n)))
         self.rows = OrderedDict()
+        self.inv = OrderedDict()
+        # indefinite kernels can give A <= 0; floor it before the square root
+        self.indefinite = spec.name in ("sigmoid", "precomputed")
         self.parent = parent
         self.parent_pos = parent_pos
 
@@ -209,6 +223,18 @@ class _Rows:
         if row is None:
             row = self._compute(r)
             self._store(r, row)
+        return row
+
+    def inv_sqrt(self, r, A):
+        r""":math:`1/\sqrt{A_{r\cdot}}` (``A`` is row ``r``), cached."""
+        inv = self.inv
+        row = inv.get(r)
+        if row is None:
+            row = np.sqrt(np.maximum(A, self.tau) if self.indefinite else A)
+            np.divide(1.0, row, out=row)
+            inv[r] = row
+            if len(inv) > self.max_rows:
+                inv.popitem(last=False)
         return row
 
     def _compute(self, r):
@@ -288,18 +314,25 @@ class NotSeparableError(ValueError):
     """The hard-margin (C = inf) dual is unbounded: the classes overlap in feature space."""
 
 
-def _status_rows(V, alpha, y, C):
-    """Fill rows 1 (v on I_up, else -inf) and 2 (v on I_low, else +inf) of ``V`` from row 0."""
+def _masked_v(v, alpha, y, C):
+    """The 2 x n array ``[v on I_up else -inf, v on I_low else +inf]``.
+
+    Every index is in I_up or I_low (or both), so ``v`` can be read back from
+    it (:func:`_unmask_v`).
+    """
     up = np.where(y > 0, alpha < C, alpha > 0)
     low = np.where(y > 0, alpha > 0, alpha < C)
-    V[1] = np.where(up, V[0], -np.inf)
-    V[2] = np.where(low, V[0], np.inf)
+    return np.stack([np.where(up, v, -np.inf), np.where(low, v, np.inf)])
+
+
+def _unmask_v(V):
+    return np.where(np.isfinite(V[0]), V[0], V[1])
 
 
 def _violation(V):
-    i = int(V[1].argmax())
-    j = int(V[2].argmin())
-    return V[1, i] - V[2, j], i, j
+    i = int(V[0].argmax())
+    j = int(V[1].argmin())
+    return V[0, i] - V[1, j], i, j
 
 
 class _Problem:
@@ -353,9 +386,7 @@ class _Level:
         self.alpha = prob.alpha[idx]
         self.kd = prob.kdiag[idx]
         n = idx.shape[0]
-        self.V = np.empty((3, n))
-        self.V[0] = prob.v[idx]
-        _status_rows(self.V, self.alpha, self.y, prob.C)
+        self.V = _masked_v(prob.v[idx], self.alpha, self.y, prob.C)
         self.buf_b = np.empty(n)
         self.buf_a = np.empty(n)
         self.buf_t = np.empty(n)
@@ -363,14 +394,14 @@ class _Level:
         self.al = self.alpha.tolist()
         self.yl = self.y.tolist()
         self.kdl = self.kd.tolist()
-        # the stored V[0] is v - shift: steps add a constant to v that only
+        # the stored V holds v - shift: steps add a constant to v that only
         # the final v needs (every choice depends on differences of v)
         self.shift = 0.0
 
     def store(self, prob):
         self.alpha[:] = self.al
         prob.alpha[self.idx] = self.alpha
-        prob.v[self.idx] = self.V[0] + self.shift
+        prob.v[self.idx] = _unmask_v(self.V) + self.shift
 
 
 def _hard_margin_check(level, prob, R2):
@@ -465,15 +496,13 @@ def smo_solve(
         n_iter, converged = _pairwise(prob, root, limit, selection, shrinking, hard, R2)
     if hard:
         _hard_margin_check(None, prob, R2)
-    V = np.empty((3, n))
-    V[0] = prob.v
-    _status_rows(V, prob.alpha, prob.y, C)
+    V = _masked_v(prob.v, prob.alpha, prob.y, C)
     gap, _, _ = _violation(V)
     free = (prob.alpha > 0) & (prob.alpha < C)
     if np.any(free):
         b = float(prob.v[free].mean())
     else:
-        b = float((V[1].max() + V[2].min()) / 2)
+        b = float((V[0].max() + V[1].min()) / 2)
     return SMOResult(
         alpha=prob.alpha,
         v=prob.v,
@@ -490,8 +519,6 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
     C, tol, tau = prob.C, prob.tol, prob.tau
     n = prob.n
     wss2 = selection == "wss2"
-    # indefinite kernels can have A <= 0: clip a copy before dividing
-    safe = prob.spec.name in ("sigmoid", "precomputed")
     level = _Level(prob, np.arange(n), root)
     shrink_every = min(n, 1000)
     counter = shrink_every
@@ -499,17 +526,19 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
     it = 0
     converged = False
     inf = np.inf
-    maximum, subtract, multiply, divide = np.maximum, np.subtract, np.multiply, np.divide
-    zeros = None
+    subtract, multiply, divide, sqrt = np.subtract, np.multiply, np.divide, np.sqrt
+
+    cache_inv = True
 
     def bind(lv):
-        nonlocal zeros
-        zeros = np.zeros(lv.idx.size)
-        return (lv.V, lv.V[0], lv.V[1], lv.V[2], lv.yl, lv.al, lv.kdl, lv.rows,
+        nonlocal cache_inv
+        # indefinite kernels need the floored rows of inv_sqrt
+        cache_inv = lv.idx.size <= INV_CACHE_MAX_N or lv.rows.indefinite
+        return (lv.V, lv.V[0], lv.V[1], lv.yl, lv.al, lv.kdl, lv.rows,
                 lv.rows.rows, lv.rows.max_rows < lv.idx.size,
                 lv.buf_b, lv.buf_a, lv.buf_t, lv.shift)
 
-    V, v, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
 
     while it < limit:
         counter -= 1
@@ -524,7 +553,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
             if shrinking:
                 level, unshrunk, changed = _shrink(prob, level, root, unshrunk)
                 if changed:
-                    V, v, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+                    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
 
         i = int(vup.argmax())
         m = float(vup[i])
@@ -532,15 +561,16 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
             Ai = rows.get(i) if lru else cached.get(i)
             if Ai is None:
                 Ai = rows.get(i)
-            # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0
+            # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0,
+            # i.e. b_it / sqrt(a_it): negative b never wins while a positive one exists
             subtract(m, vlow, out=bb)  # -inf outside I_low
-            maximum(bb, zeros, out=bb)  # an array operand is cheaper than a scalar
-            multiply(bb, bb, out=bb)
-            if safe:
-                maximum(Ai, tau, out=ba)
-                divide(bb, ba, out=bb)
+            if cache_inv:
+                multiply(bb, rows.inv_sqrt(i, Ai), out=bb)
             else:
-                divide(bb, Ai, out=bb)
+                # long rows: allocating and caching 1/sqrt(A_i) costs more than
+                # recomputing it in a buffer
+                sqrt(Ai, out=ba)
+                divide(bb, ba, out=bb)
             j = int(bb.argmax())
             # m - M >= b_ij: the stopping test needs M only when b_ij is small
             stop = m - float(vlow[j]) <= tol and m - float(vlow[vlow.argmin()]) <= tol
@@ -556,7 +586,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
             level.store(prob)
             prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
             level = _Level(prob, np.arange(n), root)
-            V, v, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+            V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
             if _violation(V)[0] <= tol:
                 converged = True
                 break
@@ -574,7 +604,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
         a_ij = float(Ai[j])
         if a_ij < tau:
             a_ij = tau
-        t = (m - float(v[j])) / a_ij
+        t = (m - float(vlow[j])) / a_ij
         yi = y[i]
         yj = y[j]
         ai = alpha[i]
@@ -598,14 +628,14 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
         alpha[j] = aj
 
         # v -= t (K_i - K_j) = (t/2)(A_i - A_j) - (t/2)(K_ii - K_jj); the constant
-        # goes to `shift`; one addition updates v and its two masked copies
+        # goes to `shift`; one addition updates both masked copies of v
         subtract(Ai, Aj, out=bt)
         multiply(bt, 0.5 * t, out=bt)
         V += bt
         shift -= 0.5 * t * (kd[i] - kd[j])
-        # refresh I_up / I_low membership of i and j
-        vi = v[i]
-        vj = v[j]
+        # refresh I_up / I_low membership of i and j (i was in I_up, j in I_low)
+        vi = vup[i]
+        vj = vlow[j]
         if yi > 0:
             vup[i] = vi if ai < C else -inf
             vlow[i] = vi if ai > 0 else inf
@@ -632,8 +662,8 @@ def _shrink(prob, level, root, unshrunk):
     """libsvm-style shrinking; returns ``(level, unshrunk, changed)``."""
     changed = False
     V = level.V
-    m = V[1].max()
-    M = V[2].min()
+    m = V[0].max()
+    M = V[1].min()
     n = prob.n
     if not unshrunk and m - M <= 10 * prob.tol:
         # close to the end: bring everything back once, as libsvm does
@@ -644,11 +674,11 @@ def _shrink(prob, level, root, unshrunk):
             level = _Level(prob, np.arange(n), root)
             changed = True
             V = level.V
-            m = V[1].max()
-            M = V[2].min()
-    up_only = np.isinf(V[2])
-    low_only = np.isinf(V[1])
-    keep = ~((up_only & (V[0] < M)) | (low_only & (V[0] > m)))
+            m = V[0].max()
+            M = V[1].min()
+    # t in I_up only that cannot be the i of a violating pair (v_t < M), and
+    # t in I_low only that cannot be its j (v_t > m)
+    keep = ~((np.isinf(V[1]) & (V[0] < M)) | (np.isinf(V[0]) & (V[1] > m)))
     n_keep = int(keep.sum())
     if n_keep > 0.9 * level.idx.size or n_keep < 2:
         return level, unshrunk, changed

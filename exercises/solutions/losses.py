@@ -20,7 +20,7 @@ def logistic_loss_bits(m):
 
 
 def exp_loss_minimizer():
-    p, q, f = sp.symbols("p q f", positive=True)
+    p, q = sp.symbols("p q", positive=True)
     f = sp.Symbol("f", real=True)
     risk = p * sp.exp(-f) + q * sp.exp(f)
     (f_star,) = sp.solve(sp.diff(risk, f), f)

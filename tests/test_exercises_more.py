@@ -1,0 +1,570 @@
+"""Exercise sets of chapters 7-11 (margin, duality, kernels, smo, losses).
+
+``tests/test_exercises.py`` already checks, for every set in
+``linclf/grading/sets``, that the reference solution gets full points and the blank
+stub gets zero.  This file adds what that file does only for chapters 1-6: typical
+wrong answers that must lose points, the pages, the templates and the sandboxed
+grader; and it checks the reference solutions themselves (the expected values in
+the public tests) against sympy derivations, exact KKT solutions and ``linclf``.
+"""
+
+import importlib.util
+import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from linclf.grading import evaluate, get_set
+from linclf.grading.notebook import clean_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "exercises" / "solutions"
+MORE_SETS = ["margin", "duality", "kernels", "smo", "losses"]
+
+
+def load_reference(set_name):
+    spec = importlib.util.spec_from_file_location(f"_ref_more_{set_name}", SOLUTIONS / f"{set_name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def score(set_name, exercise, fn):
+    _, results = evaluate(f"{set_name}.{exercise}", fn)
+    return sum(r["score"] for r in results), sum(r["max_score"] for r in results), results
+
+
+def stub_functions(set_name):
+    namespace = {}
+    exec(get_set(set_name).template(), namespace)
+    return namespace
+
+
+def _sym(names):
+    return sp.symbols(names, real=True)
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers
+# --------------------------------------------------------------------------
+def _canonical(X, y, w, b, strict=True, scale=None):
+    m = np.min(y * (X @ w + b))
+    if (m <= 0) if strict else (m < 0):
+        raise ValueError("not separating")
+    s = m if scale is None else scale(w, b, m)
+    return w / s, b / s
+
+
+def _best_offset(X, y, u, normalise=True, half=True, sign=1.0):
+    if normalise:
+        u = u / np.linalg.norm(u)
+    p = X @ u
+    hi, lo = p[y > 0].min(), p[y < 0].max()
+    return (hi - lo) / (2 if half else 1), sign * -(hi + lo) / 2
+
+
+def _primal(alpha, X, y, C=np.inf, labels=True, free=None, sign=1.0):
+    w = X.T @ (alpha * y if labels else alpha)
+    mask = (alpha > 1e-8) & (alpha < C - 1e-8) if free is None else free(alpha, C)
+    if not mask.any():
+        raise ValueError("no free support vector")
+    return w, float(np.mean(sign * (y[mask] - X[mask] @ w)))
+
+
+def _rbf(X, Z, gamma, power=2, cross=2.0):
+    d = np.linalg.norm(X[:, None, :] - Z[None, :, :], axis=2)
+    if cross != 2.0:  # the expansion of |x - z|^2 with a wrong cross term
+        d2 = (X**2).sum(1)[:, None] + (Z**2).sum(1)[None, :] - cross * X @ Z.T
+        return np.exp(-gamma * d2)
+    return np.exp(-gamma * d**power)
+
+
+def _bounds(alpha, y, C, swap=False, no_clip=False):
+    a1, a2 = alpha
+    different = (y[0] != y[1]) != swap
+    L, H = (a2 - a1, C + a2 - a1) if different else (a1 + a2 - C, a1 + a2)
+    return (L, H) if no_clip else (max(0.0, L), min(C, H))
+
+
+def _pair(alpha, y, E, K, C, sign=1.0, clip=True, eta_cross=2.0, a1_sign=1.0):
+    eta = K[0, 0] + K[1, 1] - eta_cross * K[0, 1]
+    a2 = alpha[1] + sign * y[1] * (E[0] - E[1]) / eta
+    if clip:
+        L, H = _bounds(alpha, y, C)
+        a2 = min(max(a2, L), H)
+    return np.array([alpha[0] + a1_sign * y[0] * y[1] * (alpha[1] - a2), a2])
+
+
+def _bias(b, E, y, alpha_old, alpha_new, K, C, rule="platt", sign=1.0):
+    b1, b2 = b - E - sign * K @ (y * (alpha_new - alpha_old))
+    if rule == "average":
+        return float((b1 + b2) / 2)
+    if rule == "b1":
+        return float(b1)
+    if 0 < alpha_new[0] < C:
+        return float(b1)
+    if 0 < alpha_new[1] < C:
+        return float(b2)
+    return float((b1 + b2) / 2)
+
+
+def _hinge(w, b, X, y, lam=0.0, strict=False, mean=True, penalty=True, bias=True):
+    m = y * (X @ w + b)
+    active = m < 1 if strict else m <= 1
+    n = len(y) if mean else 1
+    J = np.maximum(0.0, 1 - m).sum() / n + (0.5 * lam * w @ w if penalty else 0.0)
+    g_w = -(X[active].T @ y[active]) / n + (lam * w if penalty else 0.0)
+    g_b = -y[active].sum() / n if bias else 0.0
+    return J, g_w, g_b
+
+
+# the "all points on the margin" answer: solve Q alpha + y b = 1, y @ alpha = 0 (no alpha >= 0)
+_XM = np.array([[2.0, 3.0], [3.0, 0.0], [0.0, 0.0], [4.0, 4.0], [-1.0, 2.0]])
+_YM = np.array([1.0, 1.0, -1.0, 1.0, -1.0])
+_Q = (_YM[:, None] * _XM) @ (_YM[:, None] * _XM).T
+
+
+def _all_on_margin():
+    A = np.block([[_Q, _YM[:, None]], [_YM[None, :], np.zeros((1, 1))]])
+    return np.linalg.lstsq(A, np.append(np.ones(5), 0.0), rcond=None)[0][:5]
+
+
+WRONG = {
+    ("margin", "geometric_margin"): {
+        "functional margin (not divided by ||w||)": lambda X, y, w, b: float(np.min(y * (X @ w + b))),
+        "forgot the bias": lambda X, y, w, b: float(np.min(y * (X @ w)) / np.linalg.norm(w)),
+        "divided by ||(w, b)||": lambda X, y, w, b: float(np.min(y * (X @ w + b)) / np.linalg.norm(np.append(w, b))),
+        "max instead of min": lambda X, y, w, b: float(np.max(y * (X @ w + b)) / np.linalg.norm(w)),
+        "unsigned distances": lambda X, y, w, b: float(np.min(np.abs(X @ w + b)) / np.linalg.norm(w)),
+    },
+    ("margin", "canonical_hyperplane"): {
+        "normalised w to unit length": lambda X, y, w, b: _canonical(
+            X, y, w, b, scale=lambda w_, b_, m: np.linalg.norm(w_)),
+        "did not rescale b": lambda X, y, w, b: (_canonical(X, y, w, b)[0], b),
+        "no check for separation": lambda X, y, w, b: (w / np.min(y * (X @ w + b)), b / np.min(y * (X @ w + b))),
+        "a point on the hyperplane accepted": lambda X, y, w, b: _canonical(X, y, w, b, strict=False),
+    },
+    ("margin", "best_offset"): {
+        "u not normalised": lambda X, y, u: _best_offset(X, y, u, normalise=False),
+        "the full gap, not half": lambda X, y, u: _best_offset(X, y, u, half=False),
+        "sign error on b": lambda X, y, u: _best_offset(X, y, u, sign=-1.0),
+    },
+    ("margin", "two_point_svm"): {
+        "unit normal": lambda: (lambda p1, p2, q1, q2: sp.Matrix([
+            (p1 - q1) / sp.sqrt((p1 - q1)**2 + (p2 - q2)**2), (p2 - q2) / sp.sqrt((p1 - q1)**2 + (p2 - q2)**2),
+            (q1**2 + q2**2 - p1**2 - p2**2) / (2 * sp.sqrt((p1 - q1)**2 + (p2 - q2)**2))]))(*_sym("p1 p2 q1 q2")),
+        "forgot the factor 2": lambda: (lambda p1, p2, q1, q2: sp.Matrix([
+            (p1 - q1) / ((p1 - q1)**2 + (p2 - q2)**2), (p2 - q2) / ((p1 - q1)**2 + (p2 - q2)**2),
+            (q1**2 + q2**2 - p1**2 - p2**2) / (2 * ((p1 - q1)**2 + (p2 - q2)**2))]))(*_sym("p1 p2 q1 q2")),
+        "sign error on b": lambda: (lambda p1, p2, q1, q2: sp.Matrix([
+            2 * (p1 - q1) / ((p1 - q1)**2 + (p2 - q2)**2), 2 * (p2 - q2) / ((p1 - q1)**2 + (p2 - q2)**2),
+            (p1**2 + p2**2 - q1**2 - q2**2) / ((p1 - q1)**2 + (p2 - q2)**2)]))(*_sym("p1 p2 q1 q2")),
+        "a list instead of a Matrix": lambda: [sp.Integer(1), sp.Integer(1), sp.Integer(0)],
+    },
+    ("duality", "dual_objective"): {
+        "forgot the labels": lambda alpha, X, y: float(alpha.sum() - 0.5 * (X.T @ alpha) @ (X.T @ alpha)),
+        "forgot the 1/2": lambda alpha, X, y: float(alpha.sum() - (X.T @ (alpha * y)) @ (X.T @ (alpha * y))),
+        "the minimisation form -W": lambda alpha, X, y: float(0.5 * (X.T @ (alpha * y)) @ (X.T @ (alpha * y))
+                                                              - alpha.sum()),
+    },
+    ("duality", "primal_from_dual"): {
+        "forgot the labels in w": lambda alpha, X, y, C=np.inf: _primal(alpha, X, y, C, labels=False),
+        "b from every support vector": lambda alpha, X, y, C=np.inf: _primal(
+            alpha, X, y, C, free=lambda a, C_: a > 1e-8),
+        "sign error on b": lambda alpha, X, y, C=np.inf: _primal(alpha, X, y, C, sign=-1.0),
+        "b from all points": lambda alpha, X, y, C=np.inf: _primal(
+            alpha, X, y, C, free=lambda a, C_: np.ones(len(a), bool)),
+    },
+    ("duality", "small_dual_objective"): {
+        "forgot the labels": lambda: (lambda a1, a2, a3: a1 + a2 + a3 - sp.Rational(1, 2) * (
+            5 * a1**2 + 4 * a2**2 + a3**2 + 4 * a1 * a2 - 2 * a1 * a3 - 4 * a2 * a3))(*_sym("alpha1 alpha2 alpha3")),
+        "cross terms counted once": lambda: (lambda a1, a2, a3: a1 + a2 + a3 - sp.Rational(1, 2) * (
+            5 * a1**2 + 4 * a2**2 + a3**2 + 2 * a1 * a2 + a1 * a3 + 2 * a2 * a3))(*_sym("alpha1 alpha2 alpha3")),
+        "forgot the 1/2": lambda: (lambda a1, a2, a3: a1 + a2 + a3 - (
+            5 * a1**2 + 4 * a2**2 + a3**2 + 4 * a1 * a2 + 2 * a1 * a3 + 4 * a2 * a3))(*_sym("alpha1 alpha2 alpha3")),
+    },
+    ("duality", "small_dual_alpha"): {
+        "maximised sum(alpha) - alpha^T Q alpha (no 1/2)": lambda: np.array([2 / 27, 14 / 81, 20 / 81, 0, 0]) / 2,
+        "every point on the margin": _all_on_margin,
+        "only the two closest points": lambda: np.array([0.0, 2 / 9, 2 / 9, 0.0, 0.0]),
+    },
+    ("kernels", "rbf_gram"): {
+        "distance not squared": lambda X, Z, gamma: _rbf(X, Z, gamma, power=1),
+        "cross term without the 2": lambda X, Z, gamma: _rbf(X, Z, gamma, cross=1.0),
+        "gamma as a width": lambda X, Z, gamma: _rbf(X, Z, 1.0 / gamma),
+        "arguments swapped (transposed)": lambda X, Z, gamma: _rbf(Z, X, gamma),
+    },
+    ("kernels", "poly2_features"): {
+        "no sqrt(2) factors": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2, X[:, 0] * X[:, 1],
+                                                         X[:, 0], X[:, 1], np.ones(len(X))]),
+        "the source's five features": lambda X: np.column_stack([X[:, 0], X[:, 0]**2, X[:, 1], X[:, 1]**2,
+                                                                 X[:, 0] * X[:, 1]]),
+        "forgot the constant": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2, np.sqrt(2) * X[:, 0] * X[:, 1],
+                                                          np.sqrt(2) * X[:, 0], np.sqrt(2) * X[:, 1],
+                                                          np.zeros(len(X))]),
+    },
+    ("kernels", "kernel_decision"): {
+        "forgot the labels": lambda alpha, y, X_train, b, X_new, gamma: _rbf(X_new, X_train, gamma) @ alpha + b,
+        "forgot the bias": lambda alpha, y, X_train, b, X_new, gamma: _rbf(X_new, X_train, gamma) @ (alpha * y),
+        "linear kernel": lambda alpha, y, X_train, b, X_new, gamma: X_new @ X_train.T @ (alpha * y) + b,
+    },
+    ("kernels", "feature_distance"): {
+        "distance in input space": lambda: (lambda x1, x2, z1, z2: (x1 - z1)**2 + (x2 - z2)**2)(
+            *_sym("x1 x2 z1 z2")),
+        "forgot the factor 2": lambda: (lambda x1, x2, z1, z2: (x1**2 + x2**2 + 1)**2 + (z1**2 + z2**2 + 1)**2
+                                        - (x1 * z1 + x2 * z2 + 1)**2)(*_sym("x1 x2 z1 z2")),
+        "kernel of the difference": lambda: (lambda x1, x2, z1, z2: ((x1 - z1)**2 + (x2 - z2)**2 + 1)**2)(
+            *_sym("x1 x2 z1 z2")),
+    },
+    ("smo", "smo_bounds"): {
+        "cases swapped": lambda alpha, y, C: _bounds(alpha, y, C, swap=True),
+        "not limited to [0, C]": lambda alpha, y, C: _bounds(alpha, y, C, no_clip=True),
+        "the whole box": lambda alpha, y, C: (0.0, C),
+    },
+    ("smo", "smo_pair_update"): {
+        "sign error in the step": lambda alpha, y, E, K, C: _pair(alpha, y, E, K, C, sign=-1.0),
+        "no clipping": lambda alpha, y, E, K, C: _pair(alpha, y, E, K, C, clip=False),
+        "eta without the 2": lambda alpha, y, E, K, C: _pair(alpha, y, E, K, C, eta_cross=1.0),
+        "alpha1 moved the wrong way": lambda alpha, y, E, K, C: _pair(alpha, y, E, K, C, a1_sign=-1.0),
+    },
+    ("smo", "smo_bias"): {
+        "always the average": lambda b, E, y, ao, an, K, C: _bias(b, E, y, ao, an, K, C, rule="average"),
+        "always b1": lambda b, E, y, ao, an, K, C: _bias(b, E, y, ao, an, K, C, rule="b1"),
+        "sign error in the correction": lambda b, E, y, ao, an, K, C: _bias(b, E, y, ao, an, K, C, sign=-1.0),
+    },
+    ("smo", "smo_unclipped_alpha2"): {
+        "sign error": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 - y2 * (E1 - E2) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y2 E1 E2 K11 K22 K12")),
+        "eta without the 2": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 + y2 * (E1 - E2) / (K11 + K22 - K12))(
+            *_sym("a2 y2 E1 E2 K11 K22 K12")),
+        "forgot y2": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 + (E1 - E2) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y2 E1 E2 K11 K22 K12")),
+        "the step only": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: y2 * (E1 - E2) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y2 E1 E2 K11 K22 K12")),
+    },
+    ("losses", "hinge_subgradient"): {
+        "strict inequality at the kink": lambda w, b, X, y, lam=0.0: _hinge(w, b, X, y, lam, strict=True),
+        "sum instead of mean": lambda w, b, X, y, lam=0.0: _hinge(w, b, X, y, lam, mean=False),
+        "forgot the penalty": lambda w, b, X, y, lam=0.0: _hinge(w, b, X, y, lam, penalty=False),
+        "forgot the bias gradient": lambda w, b, X, y, lam=0.0: _hinge(w, b, X, y, lam, bias=False),
+    },
+    ("losses", "logistic_loss_bits"): {
+        "natural logarithm": lambda m: np.logaddexp(0.0, -m),
+        "naive formula": lambda m: np.log2(1 + np.exp(-np.clip(m, -700, 700))),
+        "sign error": lambda m: np.logaddexp(0.0, m) / np.log(2.0),
+    },
+    ("losses", "exp_loss_minimizer"): {
+        "the logistic minimiser (no 1/2)": lambda: (lambda p, q: sp.log(p / q))(*sp.symbols("p q", positive=True)),
+        "sign error": lambda: (lambda p, q: sp.log(q / p) / 2)(*sp.symbols("p q", positive=True)),
+        "the squared-loss minimiser": lambda: (lambda p, q: p - q)(*sp.symbols("p q", positive=True)),
+    },
+}
+
+WRONG_CASES = [(s, e, label) for (s, e), answers in WRONG.items() for label in answers]
+
+
+def test_sets_are_available_and_big_enough():
+    from linclf.grading import available_sets
+
+    assert set(MORE_SETS) <= set(available_sets())
+    for s in MORE_SETS:
+        assert len(get_set(s).exercises) >= 3, s
+
+
+def test_every_exercise_has_wrong_answers():
+    for s in MORE_SETS:
+        for e in get_set(s).exercises:
+            assert len(WRONG.get((s, e), {})) >= 2, (s, e)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the naive answers overflow on purpose
+@pytest.mark.parametrize("set_name,exercise,label", WRONG_CASES)
+def test_wrong_answer_fails(set_name, exercise, label):
+    got, total, results = score(set_name, exercise, WRONG[(set_name, exercise)][label])
+    assert got < total, f"{label!r} earned full points"
+    failed = [r for r in results if r["status"] == "failed"]
+    assert all(r["output"] for r in failed)
+
+
+def test_feedback_names_quantity_and_call():
+    _, _, results = score("smo", "smo_pair_update", WRONG[("smo", "smo_pair_update")]["no clipping"])
+    msg = next(r["output"] for r in results if r["status"] == "failed")
+    assert "alpha_new: expected" in msg and "rtol=" in msg and "in the call smo_pair_update(" in msg
+    _, _, results = score("margin", "canonical_hyperplane",
+                          WRONG[("margin", "canonical_hyperplane")]["a point on the hyperplane accepted"])
+    msg = next(r["output"] for r in results if r["status"] == "failed")
+    assert "expected ValueError to be raised" in msg
+
+
+# --------------------------------------------------------------------------
+# the reference solutions are right: derivations and independent computations
+# --------------------------------------------------------------------------
+def _exact_hard_or_soft_dual(X, y, C=None):
+    """The exact dual solution by enumerating which alpha_i are 0, free or C (tiny N only)."""
+    X, y = sp.Matrix(X), sp.Matrix(y)
+    N = len(y)
+    Q = sp.diag(*y) * X * X.T * sp.diag(*y)
+    a = sp.symbols(f"a0:{N}")
+    b = sp.Symbol("b")
+    for state in itertools.product((0, 1, 2) if C is not None else (0, 1), repeat=N):
+        eqs = [a[i] if s == 0 else a[i] - C if s == 2 else
+               sum(Q[i, j] * a[j] for j in range(N)) + y[i] * b - 1 for i, s in enumerate(state)]
+        eqs.append(sum(a[i] * y[i] for i in range(N)))
+        sol = sp.solve(eqs, [*a, b], dict=True)
+        if not sol or len(sol[0]) < N + 1 or any(v.free_symbols for v in sol[0].values()):
+            continue
+        alpha = [sol[0][ai] for ai in a]
+        if any(v < 0 for v in alpha) or (C is not None and any(v > C for v in alpha)):
+            continue
+        w = X.T * sp.diag(*y) * sp.Matrix(alpha)
+        m = [y[i] * ((w.T * X.row(i).T)[0] + sol[0][b]) for i in range(N)]
+        if all((s != 0 or m[i] >= 1) and (s != 2 or m[i] <= 1) for i, s in enumerate(state)):
+            return alpha, w, sol[0][b]
+    raise AssertionError("no KKT point found")
+
+
+def test_small_dual_alpha_is_the_exact_kkt_solution():
+    ref = load_reference("duality")
+    alpha, w, b = _exact_hard_or_soft_dual(_XM.astype(int).tolist(), _YM.astype(int).tolist())
+    assert alpha == [sp.Rational(2, 27), sp.Rational(14, 81), sp.Rational(20, 81), 0, 0]
+    assert list(w) == [sp.Rational(2, 3), sp.Rational(2, 9)] and b == -1
+    assert np.allclose(ref.small_dual_alpha(), [float(v) for v in alpha], rtol=1e-15)
+    # and the library's SMO solver agrees
+    from linclf import SVC
+
+    svm = SVC(C=1e6, kernel="linear", tol=1e-10).fit(_XM, _YM)
+    assert np.allclose(svm.coef_[0], [2 / 3, 2 / 9], atol=1e-6)
+    assert np.allclose(svm.intercept_, [-1.0], atol=1e-6)
+
+
+def test_soft_margin_alpha_of_the_public_test_is_optimal():
+    from linclf.grading.sets import duality as dset
+
+    alpha, w, b = _exact_hard_or_soft_dual(dset.X_S.astype(int).tolist(), dset.Y_S.astype(int).tolist(), C=1)
+    assert np.allclose([float(v) for v in alpha], dset.ALPHA_S, rtol=1e-15)
+    assert list(w) == [sp.Rational(2, 3), sp.Rational(2, 9)] and b == -1
+    from linclf import SVC
+
+    svm = SVC(C=1.0, kernel="linear", tol=1e-10).fit(dset.X_S, dset.Y_S)
+    ref = load_reference("duality")
+    assert abs(ref.dual_objective(dset.ALPHA_S, dset.X_S, dset.Y_S)
+               - ref.dual_objective(svm.alpha_, dset.X_S, dset.Y_S)) < 1e-6
+
+
+def test_two_point_svm_satisfies_the_constraints_with_equality():
+    ref = load_reference("margin")
+    p1, p2, q1, q2 = _sym("p1 p2 q1 q2")
+    w1, w2, b = ref.two_point_svm()
+    assert sp.simplify(w1 * p1 + w2 * p2 + b - 1) == 0
+    assert sp.simplify(w1 * q1 + w2 * q2 + b + 1) == 0
+    # w is parallel to p - q, so the margin 1/|w| is half the distance of the points
+    assert sp.simplify(w1 * (p2 - q2) - w2 * (p1 - q1)) == 0
+    assert sp.simplify(1 / (w1**2 + w2**2) - ((p1 - q1)**2 + (p2 - q2)**2) / 4) == 0
+
+
+def test_small_dual_objective_matches_the_definition():
+    ref = load_reference("duality")
+    a = _sym("alpha1 alpha2 alpha3")
+    X = np.array([[1.0, 2.0], [2.0, 0.0], [-1.0, 0.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    expr = ref.small_dual_objective()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        alpha = rng.uniform(0, 1, 3)
+        assert abs(float(expr.subs(dict(zip(a, alpha)))) - ref.dual_objective(alpha, X, y)) < 1e-12
+
+
+def test_canonical_and_best_offset_agree_with_the_svm():
+    ref = load_reference("margin")
+    w_c, b_c = ref.canonical_hyperplane(_XM, _YM, np.array([2.0, 2 / 3]), -3.0)
+    rho, b_u = ref.best_offset(_XM, _YM, w_c)
+    assert np.isclose(rho, ref.geometric_margin(_XM, _YM, w_c, b_c))
+    assert np.isclose(b_u, b_c / np.linalg.norm(w_c))
+
+
+def test_rbf_gram_and_decision_against_linclf():
+    from linclf.kernels import rbf_kernel
+
+    ref = load_reference("kernels")
+    rng = np.random.default_rng(1)
+    X, Z = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    assert np.allclose(ref.rbf_gram(X, Z, 0.4), rbf_kernel(X, Z, gamma=0.4), rtol=1e-12)
+    direct = np.exp(-0.7 * ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1))
+    assert np.allclose(ref.rbf_gram(X, Z, 0.7), direct, rtol=1e-12)
+    Xf = np.array([[1000.0, -2000.0], [1000.5, -2000.0]])
+    Zf = np.array([[1000.0, -2000.0], [1001.0, -1999.0], [999.0, -2001.5]])
+    direct = np.exp(-0.7 * ((Xf[:, None, :] - Zf[None, :, :]) ** 2).sum(-1))
+    assert np.allclose(ref.rbf_gram(Xf, Zf, 0.7), direct, rtol=1e-8)
+    alpha, y, b = rng.uniform(0, 1, 4), np.array([1.0, -1.0, 1.0, -1.0]), 0.3
+    f = ref.kernel_decision(alpha, y, Z, b, X, 0.5)
+    assert np.allclose(f, [sum(alpha[i] * y[i] * np.exp(-0.5 * np.sum((x - Z[i]) ** 2)) for i in range(4)) + b
+                           for x in X])
+
+
+def test_poly2_features_and_feature_distance():
+    ref = load_reference("kernels")
+    rng = np.random.default_rng(2)
+    X, Z = rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
+    assert np.allclose(ref.poly2_features(X) @ ref.poly2_features(Z).T, (X @ Z.T + 1) ** 2)
+    x1, x2, z1, z2 = _sym("x1 x2 z1 z2")
+    expr = ref.feature_distance()
+    for x, z in zip(X, Z):
+        d2 = np.sum((ref.poly2_features(x[None]) - ref.poly2_features(z[None])) ** 2)
+        assert np.isclose(float(expr.subs({x1: x[0], x2: x[1], z1: z[0], z2: z[1]})), d2)
+
+
+def test_unclipped_step_is_the_minimiser_along_the_constraint():
+    """Derive alpha2_unc from the two-variable dual, for each of the four label pairs."""
+    ref = load_reference("smo")
+    a1, a2, K11, K22, K12, v1, v2, zeta, b, t = _sym("a1 a2 K11 K22 K12 v1 v2 zeta b t")
+    expected = ref.smo_unclipped_alpha2()
+    names = {s.name: s for s in expected.free_symbols}
+    for y1, y2 in itertools.product((1, -1), repeat=2):
+        # f = 1/2 a^T Q a - a1 - a2 + (terms linear in a1, a2 from the fixed multipliers, via v1, v2)
+        def f(al1, al2):
+            return (K11 * al1**2 / 2 + K22 * al2**2 / 2 + y1 * y2 * K12 * al1 * al2 - al1 - al2
+                    + y1 * v1 * al1 + y2 * v2 * al2)
+        # move along the constraint y1 a1 + y2 a2 = const: a1 -> a1 - y1 y2 t, a2 -> a2 + t
+        phi = f(a1 - y1 * y2 * t, a2 + t)
+        (t_star,) = sp.solve(sp.diff(phi, t), t)
+        # errors E_i = g(x_i) - y_i with g(x_i) = y1 a1 K_i1 + y2 a2 K_i2 + v_i + b
+        E1 = y1 * a1 * K11 + y2 * a2 * K12 + v1 + b - y1
+        E2 = y1 * a1 * K12 + y2 * a2 * K22 + v2 + b - y2
+        formula = expected.subs({names["a2"]: a2, names["y2"]: y2, names["E1"]: E1, names["E2"]: E2,
+                                 names["K11"]: K11, names["K22"]: K22, names["K12"]: K12})
+        assert sp.simplify(a2 + t_star - formula) == 0, (y1, y2)
+
+
+def test_smo_pieces_solve_a_small_svm():
+    """Plain SMO built from the reference pieces reaches linclf.SVC's dual optimum."""
+    ref = load_reference("smo")
+    from linclf import SVC
+    from linclf.datasets import make_gaussian_classes
+
+    X, y01 = make_gaussian_classes(n_samples=40, random_state=3)
+    y = np.where(y01 == np.unique(y01)[1], 1.0, -1.0)
+    C = 1.0
+    K = X @ X.T
+    alpha, b = np.zeros(len(y)), 0.0
+    for _ in range(500):
+        changed = 0
+        for i in range(len(y)):
+            E = K @ (alpha * y) + b - y
+            if not ((y[i] * E[i] < -1e-6 and alpha[i] < C) or (y[i] * E[i] > 1e-6 and alpha[i] > 0)):
+                continue
+            # Platt's second choice: largest |E_i - E_j| first, then the others
+            for j in np.argsort(-np.abs(E - E[i])):
+                idx = [i, int(j)]
+                if j == i or K[i, i] + K[j, j] - 2 * K[i, j] <= 1e-12:
+                    continue
+                new = ref.smo_pair_update(alpha[idx], y[idx], E[idx], K[np.ix_(idx, idx)], C)
+                if np.abs(new - alpha[idx]).max() > 1e-12:
+                    b = ref.smo_bias(b, E[idx], y[idx], alpha[idx], new, K[np.ix_(idx, idx)], C)
+                    alpha[idx] = new
+                    changed += 1
+                    break
+        if not changed:
+            break
+    assert np.all(alpha >= -1e-12) and np.all(alpha <= C + 1e-12) and abs(alpha @ y) < 1e-9
+    svm = SVC(C=C, kernel="linear", tol=1e-8).fit(X, y)
+    W = load_reference("duality").dual_objective
+    assert abs(W(alpha, X, y) - W(svm.alpha_, X, y)) < 1e-4 * max(1.0, abs(W(alpha, X, y)))
+    # smo_bias kept b consistent: the same hyperplane as the library's
+    assert np.allclose(X.T @ (alpha * y), svm.coef_[0], atol=1e-3)
+    assert abs(b - svm.intercept_[0]) < 1e-3
+
+
+def test_hinge_subgradient_against_linclf_losses():
+    from linclf.losses import hinge, hinge_grad
+
+    ref = load_reference("losses")
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(30, 3)), np.where(rng.random(30) < 0.5, -1.0, 1.0)
+    w, b, lam = rng.normal(size=3), 0.2, 0.3
+    J, g_w, g_b = ref.hinge_subgradient(w, b, X, y, lam)
+    m = y * (X @ w + b)
+    assert np.isclose(J, hinge(m).mean() + lam / 2 * w @ w)
+    assert np.allclose(g_w, X.T @ (hinge_grad(m) * y) / len(y) + lam * w)
+    assert np.isclose(g_b, np.sum(hinge_grad(m) * y) / len(y))
+
+
+def test_logistic_bits_and_exp_minimizer():
+    from linclf.losses import logistic
+
+    ref = load_reference("losses")
+    m = np.linspace(-50, 50, 11)
+    assert np.allclose(ref.logistic_loss_bits(m), logistic(m) / np.log(2))
+    assert np.all(ref.logistic_loss_bits(m) >= (m <= 0))        # above the zero-one loss
+    p, q = sp.symbols("p q", positive=True)
+    f_star = ref.exp_loss_minimizer()
+    f = sp.Symbol("f", real=True)
+    risk = p * sp.exp(-f) + q * sp.exp(f)
+    assert sp.simplify(sp.diff(risk, f).subs(f, f_star)) == 0
+    assert sp.simplify(sp.diff(risk, f, 2).subs(f, f_star)) != 0     # (a minimum: risk is convex)
+
+
+# --------------------------------------------------------------------------
+# the pages, the templates and the sandbox
+# --------------------------------------------------------------------------
+def page_cells(path):
+    """Code cells of a MyST notebook page, without cell options."""
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", path.read_text(), flags=re.S)
+    out = []
+    for c in cells:
+        lines = c.splitlines()
+        while lines and (lines[0].startswith(":") or not lines[0].strip()):
+            lines.pop(0)
+        out.append("\n".join(lines))
+    return out
+
+
+@pytest.mark.parametrize("set_name", MORE_SETS)
+def test_page_has_a_stub_and_a_check_per_exercise(set_name):
+    page = ROOT / "exercises" / f"{set_name}.md"
+    cells = page_cells(page)
+    text = page.read_text()
+    assert "import linclf" in cells[0] and "%pip install" in cells[0]
+    assert "format_name: myst" in text
+    for name, ex in get_set(set_name).exercises.items():
+        stub = next(c for c in cells if c.startswith(ex.signature))
+        assert stub.strip() == ex.template().strip()
+        assert f"check({name})" in cells[cells.index(stub) + 1]
+        points = get_set(set_name).max_points(name)
+        assert f"({points:g} point" in text, (name, points)
+    assert f"worth {get_set(set_name).max_points():g} points" in text
+    assert "solutions" not in text
+
+
+@pytest.mark.parametrize("set_name", MORE_SETS)
+def test_page_runs_top_to_bottom_with_stubs(set_name):
+    cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]
+    code = "ns = {}\n" + "".join(f"exec(compile({c!r}, 'cell', 'exec'), ns)\n" for c in cells)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for name in get_set(set_name).exercises:
+        assert f"{name}: 0/" in proc.stdout
+
+
+@pytest.mark.parametrize("set_name", MORE_SETS)
+def test_template_is_valid_python_with_all_stubs(set_name):
+    ns = stub_functions(set_name)
+    for name in get_set(set_name).exercises:
+        assert callable(ns[name]) and ns[name].__doc__
+
+
+@pytest.mark.parametrize("set_name", MORE_SETS)
+def test_sandboxed_reference_and_stub(set_name, tmp_path):
+    from linclf.grading.grade import grade_submission
+
+    stub = tmp_path / f"{set_name}_stub.py"
+    stub.write_text(get_set(set_name).template())
+    good = grade_submission(SOLUTIONS / f"{set_name}.py", set_name, timeout=10)
+    assert good["score"] == good["max_score"] == get_set(set_name).max_points(), good["tests"]
+    bad = grade_submission(stub, set_name, timeout=10)
+    assert bad["score"] == 0 and bad["max_score"] == good["max_score"]
+    assert all(t["status"] == "failed" and t["output"] for t in bad["tests"])
