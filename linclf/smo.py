@@ -90,6 +90,9 @@ TAU = 1e-12
 #: _hard_margin_check); non-separable data have margin 0.
 HARD_MARGIN_RTOL = 1e-3
 
+#: A step t >= SNAP * (room to the bound) is rounded to the bound.
+SNAP = 1.0 - 1e-12
+
 #: Up to this many active variables the rows 1/sqrt(A_i) used by the
 #: second-order selection are cached; above it they are recomputed per step.
 INV_CACHE_MAX_N = 2000
@@ -404,7 +407,7 @@ class _Level:
         prob.v[self.idx] = _unmask_v(self.V) + self.shift
 
 
-def _hard_margin_check(level, prob, R2):
+def _hard_margin_check(prob, R2):
     r"""Raise if the iterate proves that the hard margin is below ``HARD_MARGIN_RTOL * R``.
 
     Two certificates bound the optimal geometric margin :math:`\gamma^*` from above
@@ -495,7 +498,7 @@ def smo_solve(
     else:
         n_iter, converged = _pairwise(prob, root, limit, selection, shrinking, hard, R2)
     if hard:
-        _hard_margin_check(None, prob, R2)
+        _hard_margin_check(prob, R2)
     V = _masked_v(prob.v, prob.alpha, prob.y, C)
     gap, _, _ = _violation(V)
     free = (prob.alpha > 0) & (prob.alpha < C)
@@ -503,6 +506,9 @@ def smo_solve(
         b = float(prob.v[free].mean())
     else:
         b = float((V[0].max() + V[1].min()) / 2)
+    # Platt's single-threshold test can stop short of m - M <= tol for
+    # indefinite kernels; report that as not converged too
+    converged = converged and gap <= tol * (1 + 1e-9)
     return SMOResult(
         alpha=prob.alpha,
         v=prob.v,
@@ -549,7 +555,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
                 level.store(prob)
                 if level.idx.size < n:
                     prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
-                _hard_margin_check(level, prob, R2)
+                _hard_margin_check(prob, R2)
             if shrinking:
                 level, unshrunk, changed = _shrink(prob, level, root, unshrunk)
                 if changed:
@@ -611,12 +617,14 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2):
         aj = alpha[j]
         room_i = C - ai if yi > 0 else ai
         room_j = aj if yj > 0 else C - aj
-        if t >= room_i:
+        # a step that ends within round-off of a bound lands on it: an alpha
+        # 1e-17 inside the box would count as free and could never move
+        if t >= room_i * SNAP:
             t = room_i
             ai = C if yi > 0 else 0.0
         else:
             ai += yi * t
-        if t >= room_j:
+        if t >= room_j * SNAP:
             if t > room_j:
                 # j's bound binds first: redo i with the smaller step
                 t = room_j
@@ -728,11 +736,28 @@ def _platt(prob, rows, limit, hard, R2):
         Ap = rows.get(p)
         Aq = rows.get(q)
         t = bpq / max(Ap[q], prob.tau)
-        t = min(t, room_p, room_q)
-        if t <= 1e-12 * (1.0 + alpha[p] + alpha[q]):
+        # same clipping and snapping to the bounds as in _pairwise
+        snapped = False
+        if t >= room_p * SNAP:
+            t = room_p
+            new_p = C if y[p] > 0 else 0.0
+            snapped = True
+        else:
+            new_p = alpha[p] + y[p] * t
+        if t >= room_q * SNAP:
+            if t > room_q:
+                t = room_q
+                new_p = alpha[p] + y[p] * t
+            new_q = 0.0 if y[q] > 0 else C
+            snapped = True
+        else:
+            new_q = alpha[q] - y[q] * t
+        # a negligible step counts as no progress, unless it puts an alpha
+        # that sat within round-off of a bound exactly on it
+        if t <= 1e-12 * (1.0 + alpha[p] + alpha[q]) and not snapped:
             return False
-        alpha[p] = (C if y[p] > 0 else 0.0) if t == room_p else alpha[p] + y[p] * t
-        alpha[q] = (0.0 if y[q] > 0 else C) if t == room_q else alpha[q] - y[q] * t
+        alpha[p] = new_p
+        alpha[q] = new_q
         # v -= t (K_p - K_q), written with the cached rows A (see _Rows)
         np.add(v, (0.5 * t) * (Ap - Aq) - 0.5 * t * (kd[p] - kd[q]), out=v)
         free_p = 0 < alpha[p] < C
@@ -778,7 +803,7 @@ def _platt(prob, rows, limit, hard, R2):
                 break
         passes += 1
         if hard:
-            _hard_margin_check(None, prob, R2)
+            _hard_margin_check(prob, R2)
         if examine_all:
             examine_all = False
         elif n_changed == 0:

@@ -302,7 +302,8 @@ class SVC(BaseEstimator, ClassifierMixin):
         )
         if not res.converged:
             warnings.warn(
-                f"SVC did not converge in max_iter={self.max_iter} SMO steps; "
+                f"SVC did not converge: after {res.n_iter} SMO steps (max_iter="
+                f"{self.max_iter}, selection={self.selection!r}) the KKT gap "
                 f"m(alpha) - M(alpha) = {res.gap:.3g} > tol = {tol:g}.",
                 ConvergenceWarning,
                 stacklevel=2,
