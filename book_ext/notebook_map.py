@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 NOTEBOOK_DIRS = {
     "chapters": "notebooks",
     "exercises": "notebooks/exercises",
+    "appendices": "notebooks/appendices",
 }
 
 
