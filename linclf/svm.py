@@ -213,7 +213,8 @@ class SVC(BaseEstimator, ClassifierMixin):
     coef_ : ndarray of shape (1, n_features)
         :math:`\mathbf w = \sum_i y_i\alpha_i\mathbf x_i`; only for ``kernel="linear"``.
     n_iter_ : int
-        SMO steps taken.
+        SMO steps taken, plus the active-set polishing steps of the linear
+        kernel (see :mod:`linclf.smo`).
     dual_objective_ : float
         :math:`\tfrac12\alpha^\top Q\alpha - \mathbf e^\top\alpha` (libsvm's ``obj``; see
         :func:`dual_objective`).
