@@ -18,6 +18,7 @@ __all__ = [
     "check_array",
     "check_X_y",
     "check_is_fitted",
+    "check_known_labels",
     "check_n_features",
     "check_random_state",
     "check_positive",
@@ -188,6 +189,20 @@ def encode_binary(y, *, estimator=None):
     """
     classes, idx = encode_labels(y, n_classes=2, estimator=estimator)
     return classes, np.where(idx == 1, 1.0, -1.0)
+
+
+def check_known_labels(y, classes, n_samples):
+    """Validate labels against a fitted ``classes_`` and return ``y`` as an array.
+
+    Used where labels must come from the training classes (e.g. evaluating a
+    fitted model's loss), so an unknown label is an error, not a silent miss.
+    """
+    y = np.asarray(y)
+    if y.shape != (n_samples,) or not np.all(np.isin(y, classes)):
+        raise ValueError(
+            f"y must be a 1-D array of {n_samples} labels from {list(classes)}."
+        )
+    return y
 
 
 def check_is_fitted(estimator, attributes=None):

@@ -38,6 +38,7 @@ import numpy as np
 from ._validation import (
     ConvergenceWarning,
     check_is_fitted,
+    check_known_labels,
     check_n_features,
     check_positive,
     check_X_y,
@@ -404,11 +405,6 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         """
         check_is_fitted(self, "coef_")
         X = check_n_features(self, X)
-        y = np.asarray(y)
-        unknown = ~np.isin(y, self.classes_)
-        if y.shape != (X.shape[0],) or np.any(unknown):
-            raise ValueError(
-                f"y must be a 1-D array of {X.shape[0]} labels from {list(self.classes_)}."
-            )
+        y = check_known_labels(y, self.classes_, X.shape[0])
         y01 = (y == self.classes_[1]).astype(float)
         return logistic_loss_and_grad(self.coef_.ravel(), self.intercept_[0], X, y01, self.alpha)[0]

@@ -38,6 +38,7 @@ import numpy as np
 from ._validation import (
     ConvergenceWarning,
     check_is_fitted,
+    check_known_labels,
     check_n_features,
     check_X_y,
     encode_labels,
@@ -433,11 +434,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         """
         check_is_fitted(self, "coef_")
         X = check_n_features(self, X)
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],) or not np.all(np.isin(y, self.classes_)):
-            raise ValueError(
-                f"y must be a 1-D array of {X.shape[0]} labels from {list(self.classes_)}."
-            )
+        y = check_known_labels(y, self.classes_, X.shape[0])
         Y = (y[:, None] == self.classes_[None, :]).astype(float)
         return softmax_loss_and_grad(self.coef_, self.intercept_, X, Y, self.alpha)[0]
 
