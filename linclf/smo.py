@@ -64,7 +64,7 @@ on the margin) it zigzags for tens of thousands of steps. Once SMO has taken
 ``POLISH_START * n`` steps, every ``POLISH_EVERY`` steps the variables at a
 bound are held fixed and the quadratic on the free set :math:`F` is minimised
 directly (:func:`_polish`: a small dense linear system, steps cut at the first
-bound as in an active-set method), and once more when SMO stops. Every step
+bound as in an active-set method), and once more when SMO stops (if it ran before). Every step
 decreases the objective and keeps the iterate feasible, SMO then corrects the
 partition, and the stopping rule is unchanged (:math:`m - M \le` ``tol`` on
 all variables), so the result satisfies the same criterion as libsvm's. On the
@@ -79,12 +79,17 @@ hulls in feature space intersect. Every ``min(N, 1000)`` steps (every pass for
 below ``HARD_MARGIN_RTOL`` times :math:`\max_i\lVert\phi(\mathbf x_i)\rVert`; if so,
 :class:`NotSeparableError` (a ``ValueError``) is raised instead of iterating on.
 
-**Cost per step** (``"wss2"``): seven numpy calls on vectors of the active-set
+**Cost per step** (``"wss2"``): eight numpy calls on vectors of the active-set
 length (two arg-maxima, the score :math:`b_{it}/\sqrt{a_{it}}` -- which has the same
 maximiser over :math:`b_{it} > 0` as :math:`b_{it}^2/a_{it}` -- and the update
-:math:`V \mathrel{+}= \tfrac t2(A_{i\cdot} - A_{j\cdot})`) plus a few dozen scalar
-operations: about 8 µs for :math:`N \le 1000` on a 2020s x86 core, nearly all
-of it the fixed cost of calling numpy.
+:math:`V \mathrel{+}= \tfrac t2(A_{i\cdot} - A_{j\cdot})`, applied to the two
+rows of :math:`V` separately because two contiguous additions cost less than one
+broadcast) plus a few dozen scalar operations: about 7 µs for :math:`N \le 1000`
+on a 2020s x86 core, nearly all of it the fixed cost of calling numpy. A kernel
+row of the linear or RBF kernel is one matrix-vector product (the affine terms
+ride in two extra columns) plus, for RBF, three element-wise calls; for the
+linear kernel with :math:`N \le` ``FULL_LINEAR_MAX_N`` all rows are computed
+up front by one matrix product (a run touches 45-100 % of them).
 """
 
 from __future__ import annotations
@@ -119,6 +124,10 @@ INV_CACHE_MAX_N = 2000
 POLISH_EVERY = 100
 POLISH_START = 2.0
 POLISH_MAX_FREE = 1500
+
+#: Linear kernel: up to this many samples (and if the cache holds them all)
+#: every row is computed up front by one matrix product.
+FULL_LINEAR_MAX_N = 1500
 
 
 # ---------------------------------------------------------------------------
@@ -210,14 +219,37 @@ class _Rows:
         self.idx = idx
         self.X = X[idx] if X is not None else None
         self.kdiag = kdiag[idx]
-        if spec.name == "rbf":
-            self.neg_gsq = -spec.gamma * np.einsum("ij,ij->i", self.X, self.X)
-            self.X2g = (2.0 * spec.gamma) * self.X
-        elif spec.name == "linear":
-            self.Xm2 = -2.0 * self.X
         n = idx.shape[0]
         self.max_rows = max(2, int(cache_bytes // (16 * n)))
         self.rows = OrderedDict()
+        if spec.name in ("rbf", "linear"):
+            # the affine parts ride along in two extra columns, so that a row
+            # is one matrix-vector product (numpy's per-call cost dominates)
+            d = self.X.shape[1]
+            # column-major: OpenBLAS's matrix-vector product on a tall, narrow
+            # matrix is 1.3-2.3x faster that way
+            self.Xa = np.empty((n, d + 2), order="F")
+            self.Za = np.empty((n, d + 2))
+            self.Za[:, :d] = self.X
+            if spec.name == "rbf":
+                # -gamma ||x_r - x_t||^2 = 2 gamma x_t.x_r - gamma |x_t|^2 - gamma |x_r|^2
+                neg_gsq = -spec.gamma * np.einsum("ij,ij->i", self.X, self.X)
+                np.multiply(self.X, 2.0 * spec.gamma, out=self.Xa[:, :d])
+                self.Xa[:, d] = neg_gsq
+                self.Za[:, d + 1] = neg_gsq
+            else:
+                # A_rt = K_tt - 2 x_t.x_r + (K_rr + tau)
+                np.multiply(self.X, -2.0, out=self.Xa[:, :d])
+                self.Xa[:, d] = self.kdiag
+                self.Za[:, d + 1] = self.kdiag + tau
+            self.Xa[:, d + 1] = 1.0
+            self.Za[:, d] = 1.0
+            if (spec.name == "linear" and parent is None and n <= FULL_LINEAR_MAX_N
+                    and self.max_rows >= n):
+                # small problems touch half of the rows or more: one matrix
+                # product for all of them is cheaper
+                self.rows = OrderedDict(zip(range(n), self.Xa @ self.Za.T))
+                self.counter[0] += n
         self.inv = OrderedDict()
         # indefinite kernels can give A <= 0; floor it before the square root
         self.indefinite = spec.name in ("sigmoid", "precomputed")
@@ -268,20 +300,18 @@ class _Rows:
         spec = self.spec
         name = spec.name
         k = None
+        if name == "linear":
+            return self.Xa @ self.Za[r]
         if name == "rbf":
-            # -gamma ||x_r - x_t||^2 = 2 gamma x_r.x_t - gamma |x_t|^2 - gamma |x_r|^2
-            k = self.X2g @ self.X[r]
-            k += self.neg_gsq
-            k += self.neg_gsq[r]
-            np.minimum(k, 0.0, out=k)  # round-off can make a distance negative
+            k = self.Xa @ self.Za[r]  # -gamma ||x_r - x_t||^2
+            # round-off can make a distance negative and K_rt = 1 + O(eps);
+            # A_rt then still exceeds tau - O(eps) > 0, so no clipping needed
             np.exp(k, out=k)
             # A_r = 1 + 1 - 2 K_r + tau
             k *= -2.0
             k += 2.0 + self.tau
             return k
-        if name == "linear":
-            k = self.Xm2 @ self.X[r]  # -2 K_r
-        elif name == "precomputed":
+        if name == "precomputed":
             k = spec.K[self.idx[r], self.idx] * -2.0
         elif name in ("poly", "sigmoid"):
             k = self.X @ self.X[r]
@@ -562,7 +592,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     it = 0
     converged = False
     inf = np.inf
-    subtract, multiply, divide, sqrt = np.subtract, np.multiply, np.divide, np.sqrt
+    add, subtract, multiply, divide, sqrt = np.add, np.subtract, np.multiply, np.divide, np.sqrt
 
     cache_inv = True
 
@@ -571,15 +601,17 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         # indefinite kernels need the floored rows of inv_sqrt
         cache_inv = lv.idx.size <= INV_CACHE_MAX_N or lv.rows.indefinite
         return (lv.V, lv.V[0], lv.V[1], lv.yl, lv.al, lv.kdl, lv.rows,
-                lv.rows.rows, lv.rows.max_rows < lv.idx.size,
+                lv.rows.rows, lv.rows.inv, lv.rows.max_rows < lv.idx.size,
                 lv.buf_b, lv.buf_a, lv.buf_t, lv.shift)
 
-    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+    V, vup, vlow, y, alpha, kd, rows, cached, inv, lru, bb, ba, bt, shift = bind(level)
     polish_every = POLISH_EVERY
     # SMO alone is fast while the number of steps is of the order of n; the
     # polishing pays when it would take many more (see _polish)
     polish_counter = max(polish_every, int(POLISH_START * n))
-    polish_final = polish_counter <= limit
+    # the final polish only where the periodic one ran: a run that stops within
+    # POLISH_START * n steps is not one of the zigzagging ones it is for
+    polish_final = False
 
     while it < limit:
         counter -= 1
@@ -594,12 +626,13 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             if shrinking:
                 level, unshrunk, changed = _shrink(prob, level, root, unshrunk)
                 if changed:
-                    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+                    V, vup, vlow, y, alpha, kd, rows, cached, inv, lru, bb, ba, bt, shift = bind(level)
 
         if polish:
             polish_counter -= 1
             if polish_counter <= 0:
                 polish_counter = polish_every
+                polish_final = True
                 it += _polish(prob, level, alpha, V, POLISH_MAX_FREE)
 
         i = int(vup.argmax())
@@ -610,20 +643,25 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
                 Ai = rows.get(i)
             # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0,
             # i.e. b_it / sqrt(a_it): negative b never wins while a positive one exists
-            subtract(m, vlow, out=bb)  # -inf outside I_low
+            subtract(m, vlow, bb)  # -inf outside I_low
             if cache_inv:
-                multiply(bb, rows.inv_sqrt(i, Ai), out=bb)
+                w = inv.get(i)
+                if w is None:
+                    w = rows.inv_sqrt(i, Ai)
+                multiply(bb, w, bb)
             else:
                 # long rows: allocating and caching 1/sqrt(A_i) costs more than
                 # recomputing it in a buffer
-                sqrt(Ai, out=ba)
-                divide(bb, ba, out=bb)
+                sqrt(Ai, ba)
+                divide(bb, ba, bb)
             j = int(bb.argmax())
+            vj = float(vlow[j])
             # m - M >= b_ij: the stopping test needs M only when b_ij is small
-            stop = m - float(vlow[j]) <= tol and m - float(vlow[vlow.argmin()]) <= tol
+            stop = m - vj <= tol and m - float(vlow[vlow.argmin()]) <= tol
         else:
             j = int(vlow.argmin())
-            stop = m - float(vlow[j]) <= tol
+            vj = float(vlow[j])
+            stop = m - vj <= tol
         if stop:
             if level.idx.size == n:
                 if polish and polish_final:
@@ -640,7 +678,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             level.store(prob)
             prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
             level = _Level(prob, np.arange(n), root)
-            V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+            V, vup, vlow, y, alpha, kd, rows, cached, inv, lru, bb, ba, bt, shift = bind(level)
             if _violation(V)[0] <= tol:
                 if not (polish and polish_final):
                     converged = True
@@ -661,7 +699,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         a_ij = float(Ai[j])
         if a_ij < tau:
             a_ij = tau
-        t = (m - float(vlow[j])) / a_ij
+        t = (m - vj) / a_ij
         yi = y[i]
         yj = y[j]
         ai = alpha[i]
@@ -688,9 +726,11 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
 
         # v -= t (K_i - K_j) = (t/2)(A_i - A_j) - (t/2)(K_ii - K_jj); the constant
         # goes to `shift`; one addition updates both masked copies of v
-        subtract(Ai, Aj, out=bt)
-        multiply(bt, 0.5 * t, out=bt)
-        V += bt
+        # (two contiguous additions are cheaper than one broadcast over the 2 x n V)
+        subtract(Ai, Aj, bt)
+        multiply(bt, 0.5 * t, bt)
+        add(vup, bt, vup)
+        add(vlow, bt, vlow)
         shift -= 0.5 * t * (kd[i] - kd[j])
         # refresh I_up / I_low membership of i and j (i was in I_up, j in I_low)
         vi = vup[i]
