@@ -304,8 +304,10 @@ class _Rows:
             return self.Xa @ self.Za[r]
         if name == "rbf":
             k = self.Xa @ self.Za[r]  # -gamma ||x_r - x_t||^2
-            # round-off can make a distance negative and K_rt = 1 + O(eps);
-            # A_rt then still exceeds tau - O(eps) > 0, so no clipping needed
+            # Round-off can make a squared distance negative, by up to
+            # gamma*|x|^2*eps: with a large gamma that exceeds tau, so K_rt > 1
+            # and A_rt < 0 (then sqrt gives NaN). Clip, as a distance is >= 0.
+            np.minimum(k, 0.0, out=k)
             np.exp(k, out=k)
             # A_r = 1 + 1 - 2 K_r + tau
             k *= -2.0

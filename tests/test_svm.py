@@ -539,3 +539,17 @@ def test_polishing_feasibility_property(seed, n, C, kernel):
     assert res.converged and res.gap <= 1e-3 + 1e-12
     K = gram_matrix(X, kernel, **kw)
     np.testing.assert_allclose(res.v, yy - K @ (yy * a), atol=1e-8 * max(1.0, C))
+
+
+def test_rbf_with_very_large_gamma_stays_finite_and_converges():
+    # Regression: without clipping the squared distances, round-off made
+    # K_rt > 1 for large gamma, the curvature negative and the solver NaN.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2)) * 3.0 + 5.0
+    y = (X[:, 0] + X[:, 1] > 10).astype(int)
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    gamma = 20.0 / d2[~np.eye(len(X), dtype=bool)].min()
+    model = SVC(C=10.0, kernel="rbf", gamma=gamma).fit(X, y)
+    assert np.all(np.isfinite(model.alpha_))
+    assert np.isfinite(model.intercept_[0])
+    assert model.score(X, y) == 1.0
