@@ -70,6 +70,10 @@ def test_notebook_metadata_and_install_cell(path):
     first = code[0]
     src = first.source
     assert "import linclf" in src and "except ImportError" in src, "first cell is not the self-install cell"
+    # One install attempt, no dead handler left over from edits.
+    assert src.count("except ImportError") == 1 and src.count("%pip install") == 1, (
+        "the install cell must try exactly one install"
+    )
     assert f"git+{REPO_URL}" in src, f"the install cell must install from {REPO_URL}"
     tags = set(first.metadata.get("tags", []))
     assert tags & {"remove-cell", "hide-cell"}, "the install cell must be hidden on the website"
