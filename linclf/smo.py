@@ -232,11 +232,14 @@ class _Rows:
             self.Za = np.empty((n, d + 2))
             self.Za[:, :d] = self.X
             if spec.name == "rbf":
-                # -gamma ||x_r - x_t||^2 = 2 gamma x_t.x_r - gamma |x_t|^2 - gamma |x_r|^2
+                # ln 2 - gamma ||x_r - x_t||^2
+                #   = 2 gamma x_t.x_r - gamma |x_t|^2 + (ln 2 - gamma |x_r|^2):
+                # its exp is 2 K_rt, so that A_r = (2 + tau) - exp(.) is one
+                # more call (see _finish)
                 neg_gsq = -spec.gamma * np.einsum("ij,ij->i", self.X, self.X)
                 np.multiply(self.X, 2.0 * spec.gamma, out=self.Xa[:, :d])
                 self.Xa[:, d] = neg_gsq
-                self.Za[:, d + 1] = neg_gsq
+                self.Za[:, d + 1] = neg_gsq + np.log(2.0)
             else:
                 # A_rt = K_tt - 2 x_t.x_r + (K_rr + tau)
                 np.multiply(self.X, -2.0, out=self.Xa[:, :d])
@@ -247,12 +250,16 @@ class _Rows:
             if (spec.name == "linear" and parent is None and n <= FULL_LINEAR_MAX_N
                     and self.max_rows >= n):
                 # small problems touch half of the rows or more: one matrix
-                # product for all of them is cheaper
+                # product for all of them is cheaper (A is symmetric, so the
+                # rows of Xa Za^T are the rows of A). Not for rbf: its exp per
+                # entry made that slower where few rows are needed (circles).
                 self.rows = OrderedDict(zip(range(n), self.Xa @ self.Za.T))
                 self.counter[0] += n
         self.inv = OrderedDict()
-        # indefinite kernels can give A <= 0; floor it before the square root
+        # indefinite kernels can give A <= 0, and so can round-off in the rbf
+        # rows for (near-)duplicate points: floor A before a square root
         self.indefinite = spec.name in ("sigmoid", "precomputed")
+        self.floor = self.indefinite or spec.name == "rbf"
         self.parent = parent
         self.parent_pos = parent_pos
 
@@ -288,7 +295,7 @@ class _Rows:
         inv = self.inv
         row = inv.get(r)
         if row is None:
-            row = np.sqrt(np.maximum(A, self.tau) if self.indefinite else A)
+            row = np.sqrt(np.maximum(A, self.tau) if self.floor else A)
             np.divide(1.0, row, out=row)
             inv[r] = row
             if len(inv) > self.max_rows:
@@ -303,16 +310,15 @@ class _Rows:
         if name == "linear":
             return self.Xa @ self.Za[r]
         if name == "rbf":
-            k = self.Xa @ self.Za[r]  # -gamma ||x_r - x_t||^2
+            # k = ln 2 - gamma ||x_r - x_t||^2, so A_r = 2 + tau - exp(k).
             # Round-off can make a squared distance negative, by up to
             # gamma*|x|^2*eps: with a large gamma that exceeds tau, so K_rt > 1
-            # and A_rt < 0 (then sqrt gives NaN). Clip, as a distance is >= 0.
-            np.minimum(k, 0.0, out=k)
+            # and A_rt < 0 for near-duplicate points. Every reader floors A at
+            # tau (the curvature a_ij; 1/sqrt(A) through ``floor``), which is
+            # what clipping the distance at 0 gave, for two numpy calls less.
+            k = self.Xa @ self.Za[r]
             np.exp(k, out=k)
-            # A_r = 1 + 1 - 2 K_r + tau
-            k *= -2.0
-            k += 2.0 + self.tau
-            return k
+            return np.subtract(2.0 + self.tau, k, out=k)
         if name == "precomputed":
             k = spec.K[self.idx[r], self.idx] * -2.0
         elif name in ("poly", "sigmoid"):
@@ -597,11 +603,13 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     add, subtract, multiply, divide, sqrt = np.add, np.subtract, np.multiply, np.divide, np.sqrt
 
     cache_inv = True
+    floor = False
 
     def bind(lv):
-        nonlocal cache_inv
+        nonlocal cache_inv, floor
         # indefinite kernels need the floored rows of inv_sqrt
         cache_inv = lv.idx.size <= INV_CACHE_MAX_N or lv.rows.indefinite
+        floor = lv.rows.floor
         return (lv.V, lv.V[0], lv.V[1], lv.yl, lv.al, lv.kdl, lv.rows,
                 lv.rows.rows, lv.rows.inv, lv.rows.max_rows < lv.idx.size,
                 lv.buf_b, lv.buf_a, lv.buf_t, lv.shift)
@@ -654,7 +662,11 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             else:
                 # long rows: allocating and caching 1/sqrt(A_i) costs more than
                 # recomputing it in a buffer
-                sqrt(Ai, ba)
+                if floor:
+                    np.maximum(Ai, tau, ba)
+                    sqrt(ba, ba)
+                else:
+                    sqrt(Ai, ba)
                 divide(bb, ba, bb)
             j = int(bb.argmax())
             vj = float(vlow[j])
