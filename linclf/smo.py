@@ -663,7 +663,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
                 # long rows: allocating and caching 1/sqrt(A_i) costs more than
                 # recomputing it in a buffer
                 if floor:
-                    np.maximum(Ai, tau, ba)
+                    np.maximum(Ai, tau, out=ba)
                     sqrt(ba, ba)
                 else:
                     sqrt(Ai, ba)
