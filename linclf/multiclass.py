@@ -47,6 +47,36 @@ def _binary_scores(estimator, X):
     raise TypeError(f"{type(estimator).__name__} has no decision_function; it cannot be combined.")
 
 
+class _if_base_has:
+    """Decorator: the method exists only if the wrapped ``estimator`` has ``name``.
+
+    Like scikit-learn's ``available_if``: ``hasattr(model, "predict_proba")``
+    is then ``False`` for a wrapper around a classifier without probabilities,
+    and calling it raises an ``AttributeError`` that says why.
+    """
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, fn):
+        name = self.name
+
+        class _Method:
+            __doc__ = fn.__doc__
+
+            def __get__(self, obj, owner=None):
+                if obj is None:
+                    return fn
+                if not hasattr(obj.estimator, name):
+                    raise AttributeError(
+                        f"{type(obj).__name__} has no {name}() because its estimator "
+                        f"{type(obj.estimator).__name__} has none."
+                    )
+                return fn.__get__(obj, owner)
+
+        return _Method()
+
+
 def _check_estimator(estimator):
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
         raise TypeError(
@@ -119,6 +149,33 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
         """
         n_claims = np.sum(self.decision_function(X) > 0, axis=1)
         return n_claims != 1
+
+    @_if_base_has("predict_proba")
+    def predict_proba(self, X):
+        """Class probabilities from the binary ones, renormalised.
+
+        Each classifier gives :math:`p_j(\\mathbf x) = P(\\text{class } j \\mid \\mathbf x)`
+        for its own "j against the rest" problem; the :math:`k` numbers need
+        not sum to one, so they are divided by their sum (a heuristic, not a
+        multinomial model: use :class:`~linclf.SoftmaxRegression` for that).
+        Only available if the wrapped estimator has ``predict_proba``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, k)
+            Rows sum to one; columns follow ``classes_``.
+        """
+        check_is_fitted(self, "estimators_")
+        X = check_n_features(self, X)
+        P = np.column_stack([
+            est.predict_proba(X)[:, int(np.flatnonzero(est.classes_ == 1)[0])]
+            for est in self.estimators_
+        ])
+        total = P.sum(axis=1, keepdims=True)
+        # all k binary probabilities can underflow to 0 far from the data:
+        # nothing then prefers a class
+        k = P.shape[1]
+        return np.divide(P, total, out=np.full_like(P, 1.0 / k), where=total > 0)
 
 
 class OneVsOne(ClassifierMixin, BaseEstimator):

@@ -115,3 +115,30 @@ def test_errors(blobs):
         OneVsOne(Perceptron()).fit(X, np.zeros(len(X)))
     with pytest.raises(TypeError, match="model must be a fitted classifier"):
         ambiguous_fraction(object(), X)
+
+
+def test_one_vs_rest_predict_proba_from_logistic(blobs, grid):
+    from linclf import LogisticRegression
+
+    X, y = blobs
+    ovr = OneVsRest(LogisticRegression(alpha=1e-2)).fit(X, y)
+    P = ovr.predict_proba(grid)
+    assert P.shape == (grid.shape[0], 3)
+    assert np.all(P >= 0) and np.all(np.isfinite(P))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    # the sigmoid is increasing, so the most probable class is the top score
+    np.testing.assert_array_equal(ovr.classes_[P.argmax(axis=1)], ovr.predict(grid))
+    # columns follow classes_: each column is its classifier's P(+1), renormalised
+    raw = np.column_stack([e.predict_proba(grid)[:, 1] for e in ovr.estimators_])
+    np.testing.assert_allclose(P, raw / raw.sum(axis=1, keepdims=True))
+    with pytest.raises(ValueError, match="feature"):
+        ovr.predict_proba(grid[:, :1])
+
+
+def test_one_vs_rest_has_no_predict_proba_without_base_probabilities(blobs):
+    X, y = blobs
+    ovr = OneVsRest(Perceptron()).fit(X, y)
+    assert not hasattr(ovr, "predict_proba")
+    with pytest.raises(AttributeError, match="Perceptron has none"):
+        ovr.predict_proba(X)
+    assert OneVsRest.predict_proba.__doc__.startswith("Class probabilities")
