@@ -235,7 +235,7 @@ class _Rows:
                 # ln 2 - gamma ||x_r - x_t||^2
                 #   = 2 gamma x_t.x_r - gamma |x_t|^2 + (ln 2 - gamma |x_r|^2):
                 # its exp is 2 K_rt, so that A_r = (2 + tau) - exp(.) is one
-                # more call (see _finish)
+                # more call (see _compute)
                 neg_gsq = -spec.gamma * np.einsum("ij,ij->i", self.X, self.X)
                 np.multiply(self.X, 2.0 * spec.gamma, out=self.Xa[:, :d])
                 self.Xa[:, d] = neg_gsq
