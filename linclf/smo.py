@@ -61,10 +61,12 @@ kernel, ``"wss2"``/``"mvp"`` only). SMO moves two variables at a time; when the
 optimum has several free variables with a nearly singular block :math:`Q_{FF}`
 (the linear kernel on overlapping classes: about :math:`d + 1` free variables
 on the margin) it zigzags for tens of thousands of steps. Once SMO has taken
-``POLISH_START * n`` steps, every ``POLISH_EVERY`` steps the variables at a
-bound are held fixed and the quadratic on the free set :math:`F` is minimised
-directly (:func:`_polish`: a small dense linear system, steps cut at the first
-bound as in an active-set method), and once more when SMO stops (if it ran before). Every step
+``POLISH_START * n`` steps, every ``POLISH_EVERY`` steps (while :math:`m - M >`
+``tol``) the variables at a bound are held fixed and the quadratic on the free set
+:math:`F` is minimised directly (:func:`_polish`: a small dense linear system, steps
+cut at the first bound as in an active-set method), and once more when SMO stops
+(if it ran before; that last polish is kept only if the point still meets the
+stopping rule, else the solver returns the point SMO stopped at). Every step
 decreases the objective and keeps the iterate feasible, SMO then corrects the
 partition, and the stopping rule is unchanged (:math:`m - M \le` ``tol`` on
 all variables), so the result satisfies the same criterion as libsvm's. On the
@@ -124,6 +126,11 @@ INV_CACHE_MAX_N = 2000
 POLISH_EVERY = 100
 POLISH_START = 2.0
 POLISH_MAX_FREE = 1500
+#: ... and only if the free v_t are further apart than this many times tol:
+#: closer than that the partition's optimum is already reached, and a
+#: zero-curvature direction computed from round-off would only move the
+#: iterate to a bound for a negligible decrease (and reopen the gap).
+POLISH_MIN_SPREAD = 1e-3
 
 #: Linear kernel: up to this many samples (and if the cache holds them all)
 #: every row is computed up front by one matrix product.
@@ -640,7 +647,9 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
 
         if polish:
             polish_counter -= 1
-            if polish_counter <= 0:
+            # not at a point that meets the stopping rule already: the polish
+            # could reopen the gap there (it moves the bound variables' v too)
+            if polish_counter <= 0 and float(vup.max() - vlow.min()) > tol:
                 polish_counter = polish_every
                 polish_final = True
                 it += _polish(prob, level, alpha, V, POLISH_MAX_FREE)
@@ -679,12 +688,19 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         if stop:
             if level.idx.size == n:
                 if polish and polish_final:
-                    # once: make the free variables exact for the final partition
+                    # once: make the free variables exact for the final partition;
+                    # if that reopens the gap (a bound variable's v moved past
+                    # the free ones) keep the point SMO stopped at instead of
+                    # paying SMO steps to close the gap again
                     polish_final = False
+                    saved = (alpha[:], V.copy())
                     moved = _polish(prob, level, alpha, V, POLISH_MAX_FREE)
                     if moved:
-                        it += moved
-                        continue
+                        if float(vup.max() - vlow.min()) <= tol:
+                            it += moved
+                            continue
+                        alpha[:] = saved[0]
+                        V[...] = saved[1]
                 converged = True
                 break
             # converged on the active set: recompute the rest and check them all
@@ -877,10 +893,12 @@ def _polish(prob, level, al, V, max_free):
     if k < 2 or k > max_free:
         return 0
     v = _unmask_v(V)
+    g = v[free]
+    if float(g.max() - g.min()) <= POLISH_MIN_SPREAD * prob.tol:
+        return 0
     K_nF = _free_block(prob, level, free)
     K_FF = K_nF[free]
     Q = _range_basis(prob, level, free, K_FF)
-    g = v[free]
     yF = level.y[free]
     a0 = alpha[free]
     aF = a0.copy()

@@ -481,6 +481,78 @@ def test_polishing_cuts_the_steps_on_overlapping_linear_data():
     assert _objective(pol, yy, K) <= _objective(plain, yy, K) + 1e-9
 
 
+def _level_at(X, yy, res, C=1.0, tol=1e-3):
+    """A solver level of the linear-kernel problem at the point of ``res``."""
+    import linclf.smo as smo
+
+    n = X.shape[0]
+    prob = smo._Problem(smo.KernelSpec("linear"), X, yy, C, tol, 200 * 2**20)
+    prob.tau = smo.TAU
+    prob.alpha[:] = res.alpha
+    prob.v[:] = res.v
+    rows = smo._Rows(prob.spec, X, np.arange(n), prob.kdiag, prob.cache_bytes, prob.tau)
+    return prob, smo._Level(prob, np.arange(n), rows)
+
+
+@pytest.mark.parametrize("min_spread, moves", [(None, False), (0.0, True)])
+def test_polish_leaves_an_optimal_partition_alone(monkeypatch, min_spread, moves):
+    # Regression: at the optimum of a partition with d + 1 free variables
+    # (K_FF singular), the free v_t differ by round-off only; a zero-curvature
+    # direction computed from that round-off sent a variable to its bound for
+    # a negligible decrease and reopened the KKT gap from 1e-14 to 0.2.
+    # The second case (guard off) shows the data still provoke it.
+    import linclf.smo as smo
+
+    if min_spread is not None:
+        monkeypatch.setattr(smo, "POLISH_MIN_SPREAD", min_spread)
+    X, y = overlapping(400, d=20, seed=21)
+    res, yy = _solve(X, y)
+    assert res.gap <= 1e-12  # the polish made the free set exact
+    prob, level = _level_at(X, yy, res)
+    moved = smo._polish(prob, level, level.al, level.V, smo.POLISH_MAX_FREE)
+    gap = level.V[0].max() - level.V[1].min()
+    if moves:
+        assert moved > 0 and gap > 1e-3
+    else:
+        assert moved == 0 and gap <= 1e-12
+        np.testing.assert_array_equal(level.al, res.alpha)
+
+
+def test_final_polish_never_reopens_the_gap(monkeypatch):
+    # When SMO stops, the free variables are polished once more; on these data
+    # that moves a bound variable's v past the free ones (gap 9e-4 -> 5e-3).
+    # The solver must then return the point SMO stopped at, not go on with
+    # SMO steps from the polished one (nor return a point that fails the rule).
+    import linclf.smo as smo
+
+    seen = []
+    inner = smo._polish
+
+    def spy(prob, level, al, V, max_free):
+        before = V[0].max() - V[1].min()
+        moved = inner(prob, level, al, V, max_free)
+        seen.append((before, V[0].max() - V[1].min(), moved))
+        return moved
+
+    X, y = overlapping(300, d=10, seed=26)
+    plain, yy = _solve(X, y, polish=False)
+    monkeypatch.setattr(smo, "_polish", spy)
+    res, _ = _solve(X, y)
+    before, after, moved = seen[-1]  # the final polish
+    # the periodic ones run only where the stopping rule is not met yet
+    assert all(b > 1e-3 for b, _, _ in seen[:-1])
+    assert before <= 1e-3 < after and moved > 0  # the data provoke it
+    assert res.converged and res.gap == pytest.approx(before, abs=1e-12)
+    K = X @ X.T
+    np.testing.assert_allclose(res.v, yy - K @ (yy * res.alpha), atol=1e-9)
+    assert abs(yy @ res.alpha) <= 1e-10
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= 1.0)
+    # no SMO steps after the final polish
+    n_periodic = sum(m for _, _, m in seen[:-1])
+    assert res.n_iter < int(smo.POLISH_START * 300) + smo.POLISH_EVERY * len(seen) + n_periodic
+    assert _objective(res, yy, K) <= _objective(plain, yy, K) + 1e-6
+
+
 def test_polishing_handles_singular_and_duplicate_blocks(polish_often):
     # many duplicated points and d = 2: K_FF is singular in many ways
     X0, y0 = overlapping(60, d=2, seed=22)
