@@ -81,9 +81,10 @@ hulls in feature space intersect. Every ``min(N, 1000)`` steps (every pass for
 below ``HARD_MARGIN_RTOL`` times :math:`\max_i\lVert\phi(\mathbf x_i)\rVert`; if so,
 :class:`NotSeparableError` (a ``ValueError``) is raised instead of iterating on.
 
-**Cost per step** (``"wss2"``): eight numpy calls on vectors of the active-set
-length (two arg-maxima, the score :math:`b_{it}/\sqrt{a_{it}}` -- which has the same
-maximiser over :math:`b_{it} > 0` as :math:`b_{it}^2/a_{it}` -- and the update
+**Cost per step** (``"wss2"``): nine numpy calls on vectors of the active-set
+length (two arg-maxima, the score :math:`b_{it}\lvert b_{it}\rvert/A_{it}` in three
+calls -- it has the maximiser of :math:`b_{it}^2/a_{it}` over :math:`b_{it} > 0` and
+needs no second cached row such as :math:`1/\sqrt{A_{i\cdot}}` -- and the update
 :math:`V \mathrel{+}= \tfrac t2(A_{i\cdot} - A_{j\cdot})`, applied to the two
 rows of :math:`V` separately because two contiguous additions cost less than one
 broadcast) plus a few dozen scalar operations: about 7 µs for :math:`N \le 1000`
@@ -116,10 +117,6 @@ HARD_MARGIN_RTOL = 1e-3
 
 #: A step t >= SNAP * (room to the bound) is rounded to the bound.
 SNAP = 1.0 - 1e-12
-
-#: Up to this many active variables the rows 1/sqrt(A_i) used by the
-#: second-order selection are cached; above it they are recomputed per step.
-INV_CACHE_MAX_N = 2000
 
 #: Active-set polishing (see _polish): every POLISH_EVERY steps, if at most
 #: POLISH_MAX_FREE variables are free.
@@ -210,11 +207,12 @@ class _Rows:
     :math:`a_{rt}` of the pair :math:`(r, t)`; adding :math:`\tau` (a tiny multiple of the
     kernel's scale) keeps it positive for duplicate points (for a PSD kernel).
 
-    The second-order selection also needs :math:`1/\sqrt{A_{i\cdot}}` for the rows used
-    as the first index (see :func:`_pairwise`); those are cached next to them.
+    For the rbf kernel the stored rows are floored at :math:`\tau` (see
+    :meth:`_compute`); for indefinite kernels (``indefinite``) they are exact and
+    their readers floor them.
 
-    Computed on demand and kept in an LRU cache of at most ``max_rows`` rows
-    (the budget counts both kinds of row). A cache built for a shrunk subset first looks for the row in its parent's
+    Computed on demand and kept in an LRU cache of at most ``max_rows`` rows.
+    A cache built for a shrunk subset first looks for the row in its parent's
     cache (a slice is cheaper than a kernel evaluation).
     """
 
@@ -227,7 +225,7 @@ class _Rows:
         self.X = X[idx] if X is not None else None
         self.kdiag = kdiag[idx]
         n = idx.shape[0]
-        self.max_rows = max(2, int(cache_bytes // (16 * n)))
+        self.max_rows = max(2, int(cache_bytes // (8 * n)))
         self.rows = OrderedDict()
         if spec.name in ("rbf", "linear"):
             # the affine parts ride along in two extra columns, so that a row
@@ -262,11 +260,8 @@ class _Rows:
                 # entry made that slower where few rows are needed (circles).
                 self.rows = OrderedDict(zip(range(n), self.Xa @ self.Za.T))
                 self.counter[0] += n
-        self.inv = OrderedDict()
-        # indefinite kernels can give A <= 0, and so can round-off in the rbf
-        # rows for (near-)duplicate points: floor A before a square root
+        # indefinite kernels can give A <= 0: their readers floor it at tau
         self.indefinite = spec.name in ("sigmoid", "precomputed")
-        self.floor = self.indefinite or spec.name == "rbf"
         self.parent = parent
         self.parent_pos = parent_pos
 
@@ -297,18 +292,6 @@ class _Rows:
             self._store(r, row)
         return row
 
-    def inv_sqrt(self, r, A):
-        r""":math:`1/\sqrt{A_{r\cdot}}` (``A`` is row ``r``), cached."""
-        inv = self.inv
-        row = inv.get(r)
-        if row is None:
-            row = np.sqrt(np.maximum(A, self.tau) if self.floor else A)
-            np.divide(1.0, row, out=row)
-            inv[r] = row
-            if len(inv) > self.max_rows:
-                inv.popitem(last=False)
-        return row
-
     def _compute(self, r):
         self.counter[0] += 1
         spec = self.spec
@@ -320,12 +303,12 @@ class _Rows:
             # k = ln 2 - gamma ||x_r - x_t||^2, so A_r = 2 + tau - exp(k).
             # Round-off can make a squared distance negative, by up to
             # gamma*|x|^2*eps: with a large gamma that exceeds tau, so K_rt > 1
-            # and A_rt < 0 for near-duplicate points. Every reader floors A at
-            # tau (the curvature a_ij; 1/sqrt(A) through ``floor``), which is
-            # what clipping the distance at 0 gave, for two numpy calls less.
+            # and A_rt < 0 for near-duplicate points. Flooring A at tau is what
+            # clipping the distance at 0 would give, for one numpy call less.
             k = self.Xa @ self.Za[r]
             np.exp(k, out=k)
-            return np.subtract(2.0 + self.tau, k, out=k)
+            np.subtract(2.0 + self.tau, k, out=k)
+            return np.maximum(k, self.tau, out=k)
         if name == "precomputed":
             k = spec.K[self.idx[r], self.idx] * -2.0
         elif name in ("poly", "sigmoid"):
@@ -607,21 +590,15 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     it = 0
     converged = False
     inf = np.inf
-    add, subtract, multiply, divide, sqrt = np.add, np.subtract, np.multiply, np.divide, np.sqrt
-
-    cache_inv = True
-    floor = False
+    add, subtract, multiply, divide, absolute = np.add, np.subtract, np.multiply, np.divide, np.abs
+    floor = root.indefinite
 
     def bind(lv):
-        nonlocal cache_inv, floor
-        # indefinite kernels need the floored rows of inv_sqrt
-        cache_inv = lv.idx.size <= INV_CACHE_MAX_N or lv.rows.indefinite
-        floor = lv.rows.floor
         return (lv.V, lv.V[0], lv.V[1], lv.yl, lv.al, lv.kdl, lv.rows,
-                lv.rows.rows, lv.rows.inv, lv.rows.max_rows < lv.idx.size,
+                lv.rows.rows, lv.rows.max_rows < lv.idx.size,
                 lv.buf_b, lv.buf_a, lv.buf_t, lv.shift)
 
-    V, vup, vlow, y, alpha, kd, rows, cached, inv, lru, bb, ba, bt, shift = bind(level)
+    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
     polish_every = POLISH_EVERY
     # SMO alone is fast while the number of steps is of the order of n; the
     # polishing pays when it would take many more (see _polish)
@@ -643,7 +620,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             if shrinking:
                 level, unshrunk, changed = _shrink(prob, level, root, unshrunk)
                 if changed:
-                    V, vup, vlow, y, alpha, kd, rows, cached, inv, lru, bb, ba, bt, shift = bind(level)
+                    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
 
         if polish:
             polish_counter -= 1
@@ -660,23 +637,18 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             Ai = rows.get(i) if lru else cached.get(i)
             if Ai is None:
                 Ai = rows.get(i)
-            # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0,
-            # i.e. b_it / sqrt(a_it): negative b never wins while a positive one exists
-            subtract(m, vlow, bb)  # -inf outside I_low
-            if cache_inv:
-                w = inv.get(i)
-                if w is None:
-                    w = rows.inv_sqrt(i, Ai)
-                multiply(bb, w, bb)
+            # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0;
+            # the score b |b| / A keeps the sign, so a negative b (and -inf
+            # outside I_low) never wins while a positive one exists
+            subtract(m, vlow, bb)
+            absolute(bb, ba)
+            multiply(bb, ba, bb)
+            if floor:
+                # an indefinite kernel's rows are exact (the v update needs
+                # them); libsvm divides by tau where a_it <= 0
+                divide(bb, np.maximum(Ai, tau, out=bt), bb)
             else:
-                # long rows: allocating and caching 1/sqrt(A_i) costs more than
-                # recomputing it in a buffer
-                if floor:
-                    np.maximum(Ai, tau, out=ba)
-                    sqrt(ba, ba)
-                else:
-                    sqrt(Ai, ba)
-                divide(bb, ba, bb)
+                divide(bb, Ai, bb)
             j = int(bb.argmax())
             vj = float(vlow[j])
             # m - M >= b_ij: the stopping test needs M only when b_ij is small
@@ -708,7 +680,7 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             level.store(prob)
             prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
             level = _Level(prob, np.arange(n), root)
-            V, vup, vlow, y, alpha, kd, rows, cached, inv, lru, bb, ba, bt, shift = bind(level)
+            V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
             if _violation(V)[0] <= tol:
                 if not (polish and polish_final):
                     converged = True

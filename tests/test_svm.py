@@ -233,6 +233,22 @@ def test_cache_and_shrinking_do_not_change_the_solution():
     assert shrunk.gap_ <= 1e-6
 
 
+@pytest.mark.parametrize("seed", [0, 2])
+def test_indefinite_sigmoid_kernel_matches_libsvm(seed):
+    # tanh(x.x' + 1) is not PSD here: hundreds of pairs have a_ij < 0, which
+    # the selection must treat as tau (as libsvm does) while the v update
+    # uses the exact kernel; on these data both reach the same stationary point
+    X, y = circles(150, seed=seed)
+    K = gram_matrix(X, "sigmoid", gamma=1.0, coef0=1.0)
+    a = np.diag(K)[:, None] + np.diag(K)[None, :] - 2 * K
+    assert np.sum(a < -1e-9) > 100
+    ours = SVC(kernel="sigmoid", gamma=1.0, coef0=1.0, tol=1e-5).fit(X, y)
+    theirs = SkSVC(kernel="sigmoid", gamma=1.0, coef0=1.0, tol=1e-5).fit(X, y)
+    K_sv = gram_matrix(theirs.support_vectors_, "sigmoid", gamma=1.0, coef0=1.0)
+    assert ours.dual_objective_ == pytest.approx(dual_objective(theirs.dual_coef_, K_sv), rel=1e-9)
+    assert ours.gap_ <= 1e-5
+
+
 def test_other_kernels_fit():
     X, y = circles(100, seed=9)
     for kernel in ["laplacian", "sigmoid"]:
@@ -395,12 +411,10 @@ def test_no_runtime_warnings_on_duplicates():
 
 
 def test_long_rows_and_tiny_cache_paths_match_sklearn():
-    # N > INV_CACHE_MAX_N: 1/sqrt(A_i) recomputed per step; linear + N >= 2000:
-    # shrinking on; a 2 MB cache forces LRU evictions of the kernel rows
-    from linclf.smo import INV_CACHE_MAX_N
-
-    X, y = overlapping(INV_CACHE_MAX_N + 100, d=3, seed=18)
-    for kernel, cache in [("rbf", 200.0), ("linear", 2.0)]:
+    # linear + N >= 2000: shrinking on; a 2 MB cache forces LRU evictions of
+    # the kernel rows (for rbf too)
+    X, y = overlapping(2100, d=3, seed=18)
+    for kernel, cache in [("rbf", 200.0), ("rbf", 2.0), ("linear", 2.0)]:
         ours = SVC(kernel=kernel, gamma=0.3, tol=1e-5, cache_size=cache).fit(X, y)
         theirs = SkSVC(kernel=kernel, gamma=0.3, tol=1e-5).fit(X, y)
         params = {} if kernel == "linear" else {"gamma": 0.3}
