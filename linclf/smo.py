@@ -65,8 +65,7 @@ on the margin) it zigzags for tens of thousands of steps. Once SMO has taken
 ``tol``) the variables at a bound are held fixed and the quadratic on the free set
 :math:`F` is minimised directly (:func:`_polish`: a small dense linear system, steps
 cut at the first bound as in an active-set method), and once more when SMO stops
-(if it ran before; that last polish is kept only if the point still meets the
-stopping rule, else the solver returns the point SMO stopped at). Every step
+(if it ran before; should that reopen the gap, SMO steps close it again). Every step
 decreases the objective and keeps the iterate feasible, SMO then corrects the
 partition, and the stopping rule is unchanged (:math:`m - M \le` ``tol`` on
 all variables), so the result satisfies the same criterion as libsvm's. On the
@@ -660,19 +659,15 @@ def _pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         if stop:
             if level.idx.size == n:
                 if polish and polish_final:
-                    # once: make the free variables exact for the final partition;
-                    # if that reopens the gap (a bound variable's v moved past
-                    # the free ones) keep the point SMO stopped at instead of
-                    # paying SMO steps to close the gap again
+                    # once: make the free variables exact for the final partition.
+                    # If that reopens the gap (a bound variable's v moved past
+                    # the free ones), SMO closes it again: the few steps buy a
+                    # point nearer the optimum than the one SMO stopped at
                     polish_final = False
-                    saved = (alpha[:], V.copy())
                     moved = _polish(prob, level, alpha, V, POLISH_MAX_FREE)
                     if moved:
-                        if float(vup.max() - vlow.min()) <= tol:
-                            it += moved
-                            continue
-                        alpha[:] = saved[0]
-                        V[...] = saved[1]
+                        it += moved
+                        continue
                 converged = True
                 break
             # converged on the active set: recompute the rest and check them all

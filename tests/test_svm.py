@@ -517,11 +517,11 @@ def test_polish_leaves_an_optimal_partition_alone(monkeypatch, min_spread, moves
     # The second case (guard off) shows the data still provoke it.
     import linclf.smo as smo
 
-    if min_spread is not None:
-        monkeypatch.setattr(smo, "POLISH_MIN_SPREAD", min_spread)
     X, y = overlapping(400, d=20, seed=21)
     res, yy = _solve(X, y)
     assert res.gap <= 1e-12  # the polish made the free set exact
+    if min_spread is not None:
+        monkeypatch.setattr(smo, "POLISH_MIN_SPREAD", min_spread)
     prob, level = _level_at(X, yy, res)
     moved = smo._polish(prob, level, level.al, level.V, smo.POLISH_MAX_FREE)
     gap = level.V[0].max() - level.V[1].min()
@@ -532,11 +532,11 @@ def test_polish_leaves_an_optimal_partition_alone(monkeypatch, min_spread, moves
         np.testing.assert_array_equal(level.al, res.alpha)
 
 
-def test_final_polish_never_reopens_the_gap(monkeypatch):
+def test_final_polish_that_reopens_the_gap_is_followed_by_smo(monkeypatch):
     # When SMO stops, the free variables are polished once more; on these data
     # that moves a bound variable's v past the free ones (gap 9e-4 -> 5e-3).
-    # The solver must then return the point SMO stopped at, not go on with
-    # SMO steps from the polished one (nor return a point that fails the rule).
+    # SMO must then close the gap again: the result meets the stopping rule
+    # and is at least as good as the point SMO first stopped at.
     import linclf.smo as smo
 
     seen = []
@@ -544,27 +544,34 @@ def test_final_polish_never_reopens_the_gap(monkeypatch):
 
     def spy(prob, level, al, V, max_free):
         before = V[0].max() - V[1].min()
+        f_before = _level_objective(level, al, V)
         moved = inner(prob, level, al, V, max_free)
-        seen.append((before, V[0].max() - V[1].min(), moved))
+        seen.append((before, V[0].max() - V[1].min(), moved, f_before))
         return moved
 
     X, y = overlapping(300, d=10, seed=26)
-    plain, yy = _solve(X, y, polish=False)
     monkeypatch.setattr(smo, "_polish", spy)
-    res, _ = _solve(X, y)
-    before, after, moved = seen[-1]  # the final polish
-    # the periodic ones run only where the stopping rule is not met yet
-    assert all(b > 1e-3 for b, _, _ in seen[:-1])
+    res, yy = _solve(X, y)
+    # the periodic polishes run only where the stopping rule is not met yet
+    assert all(b > 1e-3 for b, *_ in seen[:-1])
+    before, after, moved, f_stopped = seen[-1]  # the final polish
     assert before <= 1e-3 < after and moved > 0  # the data provoke it
-    assert res.converged and res.gap == pytest.approx(before, abs=1e-12)
+    assert res.converged and res.gap <= 1e-3
     K = X @ X.T
     np.testing.assert_allclose(res.v, yy - K @ (yy * res.alpha), atol=1e-9)
     assert abs(yy @ res.alpha) <= 1e-10
     assert np.all(res.alpha >= 0) and np.all(res.alpha <= 1.0)
-    # no SMO steps after the final polish
-    n_periodic = sum(m for _, _, m in seen[:-1])
-    assert res.n_iter < int(smo.POLISH_START * 300) + smo.POLISH_EVERY * len(seen) + n_periodic
-    assert _objective(res, yy, K) <= _objective(plain, yy, K) + 1e-6
+    assert _objective(res, yy, K) <= f_stopped + 1e-12
+
+
+def _level_objective(level, al, V):
+    """Dual objective of a full level from its alpha and maintained v."""
+    from linclf.smo import _unmask_v
+
+    a = np.asarray(al)
+    v = _unmask_v(V) + level.shift
+    # alpha^T Q alpha = sum(alpha) - sum(alpha y v)
+    return 0.5 * (a.sum() - a @ (level.y * v)) - a.sum()
 
 
 def test_polishing_handles_singular_and_duplicate_blocks(polish_often):
