@@ -36,7 +36,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from sklearn.svm import SVC as SkSVC  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 from linclf.kernels import gram_matrix  # noqa: E402
 from linclf.svm import SVC, dual_objective  # noqa: E402
@@ -86,6 +86,26 @@ def timed_fits(models, X, y, min_repeats=3, max_repeats=15, budget=1.0):
             spent += elapsed
         rounds += 1
     return best, rounds
+
+
+def cpu_and_blas():
+    """numpy's SIMD targets in use and OpenBLAS's kernel family.
+
+    The RBF cases depend on them: numpy has a SIMD float64 ``exp`` only for
+    AVX-512, and libsvm's ``exp`` is scalar either way (benchmarks/README.md).
+    ``NPY_DISABLE_CPU_FEATURES`` and ``OPENBLAS_CORETYPE`` change them.
+    """
+    try:  # private, but what numpy.show_runtime() reads
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+        simd = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    except ImportError:  # pragma: no cover - other numpy layouts
+        simd = []
+    blas = [
+        f"{info['internal_api']} {info['version']} {info.get('architecture', '')}".strip()
+        for info in threadpool_info() if info["user_api"] == "blas"
+    ]
+    return simd, blas
 
 
 def objective(model, kernel, gamma):
@@ -161,6 +181,8 @@ def main(argv=None):
         for n in sizes
         for kernel in ("linear", "rbf")
     ]
+    simd, blas = cpu_and_blas()
+    print(f"numpy SIMD dispatch: {' '.join(simd) or '?'}; BLAS: {'; '.join(blas) or '?'}")
     with threadpool_limits(limits=1):
         rows, summary = run(cases, selection=args.selection, seed=args.seed)
     if args.output:
@@ -173,7 +195,8 @@ def main(argv=None):
                                    "case), libraries alternated in each round", "blas_threads": 1,
                          "selection": args.selection, "seed": args.seed, "quick": args.quick},
             "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                         "scikit-learn": sklearn.__version__, "machine": platform.machine()},
+                         "scikit-learn": sklearn.__version__, "machine": platform.machine(),
+                         "numpy_simd": simd, "blas": blas},
             "cases": rows,
             "summary": summary,
         }
