@@ -423,6 +423,57 @@ def test_long_rows_and_tiny_cache_paths_match_sklearn():
         assert ours.gap_ <= 1e-5
 
 
+def _reference_wss2_step(K, y, C, alpha, tau=1e-12):
+    """One step of dense textbook SMO with Fan, Chen & Lin's (2005) choice of j.
+
+    Returns the new alpha and whether the pair was a near-tie (then round-off
+    decides, and any implementation may take the other one).
+    """
+    v = y - K @ (y * alpha)
+    up = np.where(y > 0, alpha < C, alpha > 0)
+    low = np.where(y > 0, alpha > 0, alpha < C)
+    order = np.flatnonzero(up)[np.argsort(-v[up])]
+    i = order[0]
+    b = v[i] - v
+    a = np.maximum(K[i, i] + np.diag(K) - 2 * K[i], tau)
+    score = np.where(low & (b > 0), b**2 / np.where(a > 0, a, 1.0), -np.inf)
+    top = np.argsort(-score)
+    j = top[0]
+    tie = (order.size > 1 and v[order[0]] - v[order[1]] < 1e-9) or score[top[0]] - score[top[1]] < 1e-9
+    room_i = C - alpha[i] if y[i] > 0 else alpha[i]
+    room_j = alpha[j] if y[j] > 0 else C - alpha[j]
+    t = min(b[j] / a[j], room_i, room_j)
+    new = alpha.copy()
+    new[i] += y[i] * t
+    new[j] -= y[j] * t
+    return new, tie
+
+
+@pytest.mark.parametrize("kernel, kw", [("rbf", {"gamma": 1.0}), ("sigmoid", {"gamma": 1.0, "coef0": 1.0})])
+def test_wss2_steps_follow_the_second_order_rule(kernel, kw):
+    # every step takes the pair of a dense implementation of the rule, from the
+    # same point (sigmoid: an indefinite kernel, where a_it <= 0 is read as tau)
+    from linclf.smo import KernelSpec, smo_solve
+
+    X, y01 = circles(80, seed=3)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    K = gram_matrix(X, kernel, **kw)
+    spec = KernelSpec("precomputed", K=K) if kernel == "sigmoid" else KernelSpec(kernel, **kw)
+    data = None if kernel == "sigmoid" else X
+    checked = 0
+    previous = np.zeros(80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter reached
+        for steps in range(1, 41):
+            alpha = smo_solve(spec, data, y, 1.0, max_iter=steps).alpha
+            expected, tie = _reference_wss2_step(K, y, 1.0, previous)
+            if not tie:
+                np.testing.assert_allclose(alpha, expected, atol=1e-9)
+                checked += 1
+            previous = alpha
+    assert checked >= 30
+
+
 # ---------------------------------------------------------------------------
 # active-set polishing (linclf.smo._polish)
 # ---------------------------------------------------------------------------
