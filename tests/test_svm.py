@@ -590,39 +590,31 @@ def test_final_polish_that_reopens_the_gap_is_followed_by_smo(monkeypatch):
     # and is at least as good as the point SMO first stopped at.
     import linclf.smo as smo
 
+    X, y = overlapping(300, d=10, seed=26)
+    yy = np.where(y == 1, 1.0, -1.0)
+    K = X @ X.T
     seen = []
     inner = smo._polish
 
     def spy(prob, level, al, V, max_free):
         before = V[0].max() - V[1].min()
-        f_before = _level_objective(level, al, V)
+        beta = yy * np.asarray(al)
+        f_before = 0.5 * beta @ K @ beta - np.sum(al)
         moved = inner(prob, level, al, V, max_free)
         seen.append((before, V[0].max() - V[1].min(), moved, f_before))
         return moved
 
-    X, y = overlapping(300, d=10, seed=26)
     monkeypatch.setattr(smo, "_polish", spy)
-    res, yy = _solve(X, y)
+    res, _ = _solve(X, y)
     # the periodic polishes run only where the stopping rule is not met yet
     assert all(b > 1e-3 for b, *_ in seen[:-1])
     before, after, moved, f_stopped = seen[-1]  # the final polish
     assert before <= 1e-3 < after and moved > 0  # the data provoke it
     assert res.converged and res.gap <= 1e-3
-    K = X @ X.T
     np.testing.assert_allclose(res.v, yy - K @ (yy * res.alpha), atol=1e-9)
     assert abs(yy @ res.alpha) <= 1e-10
     assert np.all(res.alpha >= 0) and np.all(res.alpha <= 1.0)
     assert _objective(res, yy, K) <= f_stopped + 1e-12
-
-
-def _level_objective(level, al, V):
-    """Dual objective of a full level from its alpha and maintained v."""
-    from linclf.smo import _unmask_v
-
-    a = np.asarray(al)
-    v = _unmask_v(V) + level.shift
-    # alpha^T Q alpha = sum(alpha) - sum(alpha y v)
-    return 0.5 * (a.sum() - a @ (level.y * v)) - a.sum()
 
 
 def test_polishing_handles_singular_and_duplicate_blocks(polish_often):
