@@ -1,0 +1,144 @@
+"""The notation contract (appendices/notation.md), enforced where a machine can see it,
+and the rule that every solution and every exercise page is checked by executed code.
+
+The rules below are the mechanically detectable part of the contract: retired symbols
+(``w_0``, an augmented sample written ``\\hat{\\mathbf x}``, the margin vector written
+``\\mathbf b``, ...) and symbols that are reserved for one meaning in one set of chapters.
+A line that names where a different notation comes from ("001 writes $w_0$ ...") is exempt,
+so that the book can say what the sources and classic texts write.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))
+EXERCISE_PAGES = sorted((ROOT / "exercises").glob("*.md"))
+APPENDICES = [p for p in sorted((ROOT / "appendices").glob("*.md"))
+              if p.name not in ("notation.md", "errata.md", "glossary.md")]
+PAGES = CHAPTERS + EXERCISE_PAGES + APPENDICES + [ROOT / "intro.md"]
+LIBRARY = sorted(p for p in (ROOT / "linclf").rglob("*.py"))
+
+# A line that attributes a notation to someone else may use it.
+EXEMPT = re.compile(
+    r"\b(source|sources|writes|write|written|Platt|libsvm|LIBSVM|Duda|DHS|Bishop|Vapnik|"
+    r"Novikoff's original|calls|notation of|in place of|instead of|not \$)\b"
+)
+
+# (pattern, where it is forbidden (file-name stems; None = everywhere), what to write instead)
+RULES = [
+    (r"w_\{?0\}?(?![0-9])|w_\{[ik]0\}", None, "the intercept is $b$ ($b_k$ per class), never $w_0$"),
+    (r"\\hat\s*\{?\\mathbf\s*\{?x", None, "the augmented sample is $\\tilde{\\mathbf x}$"),
+    (r"\\mathbf\s*\{?y\}?_", None, "a per-sample bold y is not used: augmented sample $\\tilde{\\mathbf x}_n$, one-hot target $\\mathbf t_n$"),
+    (r"\\hat\s*\{?\\mathbf\s*\{?y", None, "predicted probabilities are $p_n$ / $\\mathbf p_n$"),
+    (r"\\hat\s*\{?y\}?_", None, "predicted probabilities are $p_n$, $p_{nk}$; $\\hat y$ is a predicted label"),
+    (r"\\mathbf\s*\{?b\b", None, "the margin vector of chapter 4 is $\\boldsymbol\\beta$; $b$ is the intercept"),
+    (r"\\rho\b", None, "step sizes are $\\eta$; the margin of a direction is $\\gamma(\\mathbf u)$"),
+    (r"\\boldsymbol\{?\\lambda", None, "equality multipliers are $\\nu$; $\\lambda$ is the regularisation strength"),
+    (r"(?<![\\A-Za-z_])g_?\{?[ijk]?\}?\(\\mathbf", ["01_discriminants", "02_fisher", "03_perceptron",
+     "04_mse", "05_logistic", "06_softmax", "07_margin", "09_kernels", "10_smo", "11_losses"],
+     "the linear score (discriminant) is $f(\\mathbf x)$"),
+    (r"\\eta", ["07_margin", "09_kernels", "10_smo", "11_losses", "margin", "kernels", "smo", "losses"],
+     "$\\eta$ is the learning rate only: SMO curvature $\\kappa$, $P(y=1\\mid\\mathbf x) = q$, confidence $1-\\delta$"),
+    (r"\\alpha", ["05_logistic", "06_softmax", "logistic", "softmax"],
+     "the L2 strength is $\\lambda$; $\\alpha$ is a dual coefficient"),
+    (r"\\lambda(?!_)", ["02_fisher", "04_mse", "09_kernels", "fisher", "mse", "kernels"],
+     "eigenvalues carry a subscript ($\\lambda_{\\max}$, $\\lambda_j$); plain $\\lambda$ is the regularisation strength"),
+    (r"\\lambda_", ["08_duality", "duality"], "equality multipliers are $\\nu_k$"),
+    (r"\^\{?K\}?\b|\$K\$[- ]class|\$K\$ classes|K\s*\\ge", ["06_softmax", "softmax", "01_discriminants", "discriminants"],
+     "the number of classes is $c$; $K$ is the Gram matrix"),
+    (r"\\gamma", ["09_kernels", "kernels"], "the RBF width is $\\sigma$ (code: gamma = 1/(2 sigma^2)); $\\gamma$ is a margin"),
+    (r"W\(\\boldsymbol", ["10_smo", "smo"], "chapter 10 minimises $\\Psi(\\boldsymbol\\alpha) = -W(\\boldsymbol\\alpha)$"),
+]
+
+CODE_CELL = re.compile(r"^```\{code-cell\}.*?^```", re.S | re.M)
+
+
+def prose_lines(path: Path):
+    """(line number, text) of the markdown outside code cells."""
+    text = path.read_text(encoding="utf-8")
+    blanked = CODE_CELL.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    return list(enumerate(blanked.splitlines(), 1))
+
+
+def violations(lines, stem):
+    found = []
+    for pattern, where, fix in RULES:
+        if where is not None and stem not in where:
+            continue
+        rx = re.compile(pattern)
+        for n, line in lines:
+            if rx.search(line) and not EXEMPT.search(line):
+                found.append(f"line {n}: {line.strip()[:110]!r} -- {fix}")
+    return found
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_page_follows_the_notation_contract(path):
+    found = violations(prose_lines(path), path.stem)
+    assert not found, "symbols used against appendices/notation.md:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda p: str(p.relative_to(ROOT)))
+def test_docstrings_follow_the_notation_contract(path):
+    lines = list(enumerate(path.read_text(encoding="utf-8").splitlines(), 1))
+    library_rules = [r for r in RULES if r[1] is None]
+    found = []
+    for pattern, _, fix in library_rules:
+        rx = re.compile(pattern)
+        found += [f"line {n}: {t.strip()[:110]!r} -- {fix}" for n, t in lines
+                  if rx.search(t) and not EXEMPT.search(t)]
+    assert not found, "docstrings against appendices/notation.md:\n" + "\n".join(found)
+
+
+def test_the_rules_catch_what_they_should():
+    # Each retired symbol is caught; the same line attributed to a source is not.
+    bad = [r"$g(\mathbf x) = \mathbf w^\top\mathbf x + w_0$", r"$\hat{\mathbf{x}} = (\mathbf x, 1)$",
+           r"$Z\mathbf a = \mathbf b$", r"$\hat y_n = \sigma(f_n)$", r"step $\rho_t$"]
+    for line in bad:
+        assert violations([(1, line)], "01_discriminants"), line
+    assert not violations([(1, r"Source 001 writes $w_0$ for $b$.")], "01_discriminants")
+    assert violations([(1, r"$\eta = K_{11}+K_{22}-2K_{12}$")], "10_smo")
+    assert not violations([(1, r"$\eta$ is the learning rate")], "03_perceptron")
+
+
+# ---------------------------------------------------------------------------
+# Every solution is executed.
+
+SOLUTION = re.compile(r"^```\{solution\}\s+(\S+)", re.M)
+CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def cells_after(text: str, pos: int):
+    return [m for m in CELL.finditer(text) if m.start() > pos]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_every_solution_is_followed_by_its_checking_cell(path):
+    text = path.read_text(encoding="utf-8")
+    solutions = list(SOLUTION.finditer(text))
+    assert solutions, f"{path.name} has no {{solution}} blocks"
+    problems = []
+    for sol in solutions:
+        label = sol.group(1)
+        end = text.index("\n```", sol.end())  # closing fence of the solution
+        following = cells_after(text, end)
+        between = text[end + 4: following[0].start()] if following else ""
+        if not following or between.strip():
+            problems.append(f"{label}: no code cell directly after the solution")
+            continue
+        body = following[0].group(1)
+        header, _, code = body.partition("\n\n") if body.startswith(":") else ("", "", body)
+        if "remove-cell" not in header and "remove-input" not in header:
+            problems.append(f"{label}: the checking cell is not hidden (tags: [remove-cell])")
+        first = code.strip().splitlines()[0] if code.strip() else ""
+        if first.strip() != f"# checks {label}":
+            problems.append(f"{label}: the checking cell must start with '# checks {label}', not {first!r}")
+        if "assert" not in code:
+            problems.append(f"{label}: the checking cell asserts nothing")
+    assert not problems, "\n".join(problems)
