@@ -161,11 +161,21 @@ def encode_labels(y, *, n_classes=None, estimator=None):
     classes : ndarray of shape (k,)
     y_index : ndarray of int, shape (n_samples,)
     """
+    who = f"{estimator} " if estimator else ""
+    y = np.asarray(y)
+    if y.dtype.kind in "fc":
+        fractional = y[y != np.round(y.real)] if y.dtype.kind == "f" else y[y.imag != 0]
+        if fractional.size:
+            # A regression target would otherwise become one class per distinct value.
+            raise ValueError(
+                f"{who}got a continuous target y (non-integer values such as "
+                f"{fractional[0]!r}); a classifier needs class labels. "
+                "Unknown label type: continuous."
+            )
     try:
         classes, y_index = np.unique(y, return_inverse=True)
     except TypeError:
         raise TypeError("y mixes label types that cannot be sorted (e.g. str and int).") from None
-    who = f"{estimator} " if estimator else ""
     if classes.shape[0] < 2:
         raise ValueError(
             f"{who}needs samples of at least two classes; y has only one class "

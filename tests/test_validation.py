@@ -245,7 +245,7 @@ class TestBadInput:
         assert est.score(X_OK, Y_OK) >= 0.8
 
     def test_string_and_float_labels(self, make):
-        for labels in (np.array(["cat", "dog"]), np.array([-0.5, 2.5])):
+        for labels in (np.array(["cat", "dog"]), np.array([-1.0, 2.0])):
             est = _fit_quietly(make(), X_OK, labels[Y_OK])
             assert set(est.predict(X_OK)) <= set(labels)
             np.testing.assert_array_equal(est.classes_, labels)
@@ -259,6 +259,8 @@ class TestBadInput:
             (np.where(X_OK == 1.0, np.inf, X_OK), Y_OK, ValueError, "NaN or infinity"),
             (np.full((6, 2), "a"), Y_OK, TypeError, "real numbers"),
             (X_OK, np.zeros(6), ValueError, "only one class"),
+            (X_OK, np.linspace(0, 1, 6), ValueError, "continuous"),
+            (X_OK, np.array([-0.5, -0.5, -0.5, 2.5, 2.5, 2.5]), ValueError, "continuous"),
         ],
     )
     def test_fit_rejects(self, make, X, y, error, match):
@@ -297,3 +299,22 @@ def test_binary_estimators_reject_three_classes(make):
 def test_constructor_is_keyword_only(make):
     with pytest.raises(TypeError):
         make("positional")
+
+
+def _every_estimator():
+    import linclf
+
+    return [linclf.FisherLDA(), linclf.Perceptron(), linclf.VotedPerceptron(),
+            linclf.AveragedPerceptron(), linclf.LinearMachine(), linclf.LeastSquaresClassifier(),
+            linclf.LogisticRegression(), linclf.SoftmaxRegression(), linclf.SVC(),
+            linclf.LinearSVM(), linclf.KernelPerceptron(),
+            linclf.OneVsRest(linclf.Perceptron()), linclf.OneVsOne(linclf.Perceptron())]
+
+
+@pytest.mark.parametrize("est", _every_estimator(), ids=lambda e: type(e).__name__)
+def test_continuous_target_is_refused_by_name(est):
+    # A regression target must not become a 60-class model (or 1 770 pairwise classifiers).
+    y = np.random.default_rng(0).normal(size=60)
+    X = np.random.default_rng(1).normal(size=(60, 2))
+    with pytest.raises(ValueError, match="continuous"):
+        est.fit(X, y)
