@@ -8,12 +8,14 @@ whose message names the problem (shape, NaN/inf, non-numeric data, labels).
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 
 import numpy as np
 
 __all__ = [
     "ConvergenceWarning",
+    "DataConversionWarning",
     "NotFittedError",
     "check_array",
     "check_X_y",
@@ -35,8 +37,38 @@ class NotFittedError(ValueError, AttributeError):
     """An estimator was used before ``fit`` was called.
 
     It subclasses both ``ValueError`` and ``AttributeError`` (as scikit-learn's
-    does) so that ``except ValueError`` catches it too.
+    does) so that ``except ValueError`` catches it too. When scikit-learn is
+    loaded, the error raised is also an instance of scikit-learn's own
+    ``NotFittedError`` (see :func:`_sklearn_flavoured`).
     """
+
+
+class DataConversionWarning(UserWarning):
+    """The input had to be converted (e.g. a column vector ``y`` raveled)."""
+
+
+def _sklearn_flavoured(cls, sklearn_name):
+    """``cls``, or a subclass that is also scikit-learn's ``sklearn_name``.
+
+    linclf never imports scikit-learn; but when the user has loaded it, code
+    written for scikit-learn (``except sklearn.exceptions.NotFittedError``,
+    ``check_estimator``) should recognise our errors and warnings too, as the
+    scikit-learn layers of other libraries do. The subclass is made once.
+    """
+    if "sklearn" not in sys.modules:
+        return cls
+    cached = _FLAVOURED.get(cls)
+    if cached is None:
+        import sklearn.exceptions
+
+        theirs = getattr(sklearn.exceptions, sklearn_name)
+        cached = type(cls.__name__, (cls, theirs), {"__module__": cls.__module__,
+                                                    "__doc__": cls.__doc__})
+        _FLAVOURED[cls] = cached
+    return cached
+
+
+_FLAVOURED = {}
 
 
 def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64):
@@ -72,15 +104,18 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
     if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
         raise TypeError(f"{name} is a sparse matrix; linclf needs a dense array.")
     arr = np.asarray(X)
-    if arr.dtype.kind in "OUSV" or arr.dtype.kind == "c":
+    if arr.dtype.kind == "c" or (arr.dtype.kind == "O" and any(isinstance(v, complex) for v in arr.flat)):
+        raise ValueError(
+            f"Complex data not supported: {name} has complex entries "
+            f"(for example {arr.flat[0]!r}); pass the real part or split it into features."
+        )
+    if arr.dtype.kind in "OUSV":
         try:
-            if arr.dtype.kind == "c":
-                raise TypeError
             arr = arr.astype(dtype)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"{name} must contain real numbers; got an array of dtype "
-                f"{arr.dtype} (for example {arr.flat[0]!r})."
+                f"{arr.dtype} (for example {arr.flat[0]!r}): {exc}."
             ) from None
     else:
         arr = arr.astype(dtype, copy=False)
@@ -91,13 +126,17 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
             raise ValueError(
                 f"{name} must be a 2-D array of shape (n_samples, n_features); "
                 f"got an array with {arr.ndim} dimension(s) and shape {arr.shape}. "
-                "Reshape a single feature with X.reshape(-1, 1) or a single "
-                "sample with X.reshape(1, -1)."
+                "Reshape your data: X.reshape(-1, 1) for a single feature, "
+                "X.reshape(1, -1) for a single sample."
             )
         if arr.shape[0] == 0:
-            raise ValueError(f"{name} has 0 samples; at least one is required.")
+            raise ValueError(
+                f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+            )
         if arr.shape[1] == 0:
-            raise ValueError(f"{name} has 0 features; at least one is required.")
+            raise ValueError(
+                f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+            )
     if not np.all(np.isfinite(arr)):
         n_nan = int(np.isnan(arr).sum())
         n_inf = int(np.isinf(arr).sum())
@@ -110,9 +149,18 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
 
 def _check_y(y, n_samples, name="y"):
     if y is None:
-        raise TypeError(f"{name} is None; expected an array of class labels.")
+        raise ValueError(
+            f"this estimator requires y to be passed, but the target {name} is None; "
+            "pass an array of class labels."
+        )
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            f"A column-vector {name} was passed when a 1d array was expected; "
+            f"it was raveled to shape ({y.shape[0]},).",
+            _sklearn_flavoured(DataConversionWarning, "DataConversionWarning"),
+            stacklevel=3,
+        )
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(
@@ -184,7 +232,8 @@ def encode_labels(y, *, n_classes=None, estimator=None):
     if n_classes == 2 and classes.shape[0] != 2:
         raise ValueError(
             f"{who}is a binary classifier but y has {classes.shape[0]} classes "
-            f"{list(classes)}; wrap it in OneVsRest or OneVsOne for multi-class data."
+            f"{classes.tolist()}. Only binary classification is supported: wrap it in "
+            "OneVsRest or OneVsOne for multi-class data."
         )
     return classes, y_index.ravel()
 
@@ -232,7 +281,7 @@ def check_is_fitted(estimator, attributes=None):
         if len(fitted) < len(attributes):
             fitted = []
     if not fitted:
-        raise NotFittedError(
+        raise _sklearn_flavoured(NotFittedError, "NotFittedError")(
             f"This {type(estimator).__name__} instance is not fitted yet; "
             "call fit(X, y) before using it."
         )
@@ -244,8 +293,9 @@ def check_n_features(estimator, X, *, name="X"):
     X = check_array(X, name=name)
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
-            f"{name} has {X.shape[1]} features, but {type(estimator).__name__} "
-            f"was fitted with {estimator.n_features_in_} features."
+            f"{name} has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input: it was fitted with "
+            f"{estimator.n_features_in_} features."
         )
     return X
 

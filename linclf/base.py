@@ -118,15 +118,21 @@ class ClassifierMixin:
             )
         return float(np.mean(y_pred == y))
 
-    def __sklearn_tags__(self):  # pragma: no cover - used only with sklearn >= 1.6
-        # Lets scikit-learn's Pipeline/GridSearchCV/clone treat us as a
-        # classifier without linclf importing scikit-learn at runtime.
-        from sklearn.utils import ClassifierTags, Tags, TargetTags
+    #: True for estimators that accept exactly two classes (wrap them in
+    #: OneVsRest/OneVsOne for more); declared to scikit-learn as ``multi_class=False``.
+    _binary_only = False
+
+    def __sklearn_tags__(self):
+        # Lets scikit-learn's Pipeline/GridSearchCV/clone/check_estimator treat
+        # us as a classifier without linclf importing scikit-learn at runtime:
+        # this method is only ever called by scikit-learn itself.
+        from sklearn.utils import ClassifierTags, Tags, TargetTags, TransformerTags
 
         return Tags(
             estimator_type="classifier",
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(),
+            classifier_tags=ClassifierTags(multi_class=not self._binary_only),
+            transformer_tags=TransformerTags() if hasattr(self, "transform") else None,
         )
 
 
@@ -135,11 +141,11 @@ class LinearClassifierMixin(ClassifierMixin):
 
     For two classes ``coef_`` has shape ``(1, n_features)`` and
 
-    .. math:: g(\\mathbf{x}) = \\mathbf{w}^\\top \\mathbf{x} + b,
+    .. math:: f(\\mathbf{x}) = \\mathbf{w}^\\top \\mathbf{x} + b,
 
-    with ``classes_[1]`` predicted where :math:`g(\\mathbf{x}) > 0`. For
-    :math:`k > 2` classes ``coef_`` has shape ``(k, n_features)`` and the class
-    with the largest :math:`g_k(\\mathbf{x})` wins.
+    with ``classes_[1]`` predicted where :math:`f(\\mathbf{x}) > 0`. For
+    :math:`c > 2` classes ``coef_`` has shape ``(c, n_features)`` and the class
+    with the largest :math:`f_k(\\mathbf{x})` wins.
     """
 
     def decision_function(self, X):

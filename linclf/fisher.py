@@ -101,6 +101,8 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
     def __init__(self, *, threshold="midpoint", priors=None, reg=0.0):
         self.threshold = threshold
         self.priors = priors
@@ -171,6 +173,20 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         sigma2 = w @ self.scatter_within_ @ w / counts.sum()
         log_ratio = np.log(self.priors_[1] / self.priors_[0])
         return float(0.5 * (m_pos + m_neg) - sigma2 * log_ratio / (m_pos - m_neg))
+
+    def fit_transform(self, X, y):
+        """Fit, then project the training samples onto Fisher's direction.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.fit(X, y).transform(X)
 
     def transform(self, X):
         """Project on Fisher's direction: :math:`\\tilde x = \\mathbf{w}^\\top\\mathbf{x}`.

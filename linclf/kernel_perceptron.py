@@ -76,6 +76,8 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         separable in the kernel's feature space, or need more epochs).
     """
 
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, max_iter=1000):
         self.kernel = kernel
         self.gamma = gamma

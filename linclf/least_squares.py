@@ -115,10 +115,12 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         ``"gd"``/``"lms"`` only: :math:`\\lVert Y\\mathbf{a}-\\mathbf{b}\\rVert^2/N`
         at the start and after every iteration/epoch.
     n_iter_ : int
-        ``"gd"``/``"lms"`` only.
+        Iterations (``"gd"``) or epochs (``"lms"``); 1 for the direct ``"pinv"`` solve.
     converged_ : bool
     classes_, n_features_in_
     """
+
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
     def __init__(self, *, solver="pinv", margins="ones", eta="auto", max_iter=1000, tol=1e-6):
         self.solver = solver
@@ -155,6 +157,7 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         if self.solver == "pinv":
             a = np.linalg.pinv(Y) @ self.margins_
             self.converged_ = True
+            self.n_iter_ = 1  # one direct solve
         else:
             run = self._gradient_descent if self.solver == "gd" else self._widrow_hoff
             a = run(Y, self.margins_, int(self.max_iter))

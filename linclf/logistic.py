@@ -268,6 +268,8 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
     (4, 2)
     """
 
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
     def __init__(self, *, solver="newton", alpha=0.0, fit_intercept=True, eta=0.1,
                  max_iter=100, tol=1e-8):
         self.solver = solver

@@ -128,14 +128,40 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """Scores :math:`g_j(\\mathbf{x})`, one column per class, shape (n_samples, k)."""
+        """Scores :math:`f_k(\\mathbf{x})`, one column per class.
+
+        For two classes the binary convention of every linclf classifier is
+        used instead: :math:`f_1(\\mathbf{x}) - f_0(\\mathbf{x})`, positive where
+        ``classes_[1]`` wins.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, c)
+        """
+        scores = self._class_scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def _class_scores(self, X):
         check_is_fitted(self, "estimators_")
         X = check_n_features(self, X)
         return np.column_stack([_binary_scores(est, X) for est in self.estimators_])
 
     def predict(self, X):
-        """The class with the largest score."""
-        scores = self.decision_function(X)
+        """The class with the largest score.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self._class_scores(X)  # checks fittedness before classes_ is read
         return self.classes_[np.argmax(scores, axis=1)]
 
     def ambiguity(self, X):
@@ -147,7 +173,7 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
             ``True`` where no classifier, or more than one, has
             :math:`g_j(\\mathbf{x}) > 0`.
         """
-        n_claims = np.sum(self.decision_function(X) > 0, axis=1)
+        n_claims = np.sum(self._class_scores(X) > 0, axis=1)
         return n_claims != 1
 
     @_if_base_has("predict_proba")
@@ -253,8 +279,20 @@ class OneVsOne(ClassifierMixin, BaseEstimator):
         The tie-breaker is :math:`c/(2(1+|c|))` of the summed confidence
         :math:`c`, so it orders classes with equal votes but never overturns a
         difference of one vote. :meth:`predict` uses votes and confidences
-        directly.
+        directly. For two classes the single pairwise classifier's score is
+        returned, shape (n_samples,), positive where ``classes_[1]`` wins.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, c)
         """
+        check_is_fitted(self, "estimators_")
+        if len(self.classes_) == 2:
+            return _binary_scores(self.estimators_[0], check_n_features(self, X))
         votes, confidence = self.votes(X)
         return votes + confidence / (2.0 * (1.0 + np.abs(confidence)))
 

@@ -145,6 +145,8 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
     (array([[1., 1.]]), array([-3.]), 7)
     """
 
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
     def __init__(
         self,
         *,
@@ -336,6 +338,8 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
     classes_, n_iter_, n_features_in_
     """
 
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
     def fit(self, X, y):
         """Train and store every intermediate weight vector.
 
@@ -390,6 +394,8 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
         The intermediate vectors and their weights.
     classes_, n_iter_, n_features_in_
     """
+
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
     def fit(self, X, y):
         """Train and average the intermediate weight vectors.

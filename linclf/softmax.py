@@ -397,6 +397,29 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
             _warn_unconverged(self, float(np.linalg.norm(grad)), stalled, hint)
         return self
 
+    def decision_function(self, X):
+        """Class scores :math:`f_k(\\mathbf{x})`, shape (n_samples, c).
+
+        For two classes the binary convention of every linclf classifier is
+        used instead: the single column :math:`f_1(\\mathbf{x}) - f_0(\\mathbf{x})`
+        (the log-odds of ``classes_[1]``), shape (n_samples,).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, c)
+        """
+        scores = self._class_scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def _class_scores(self, X):
+        check_is_fitted(self, ["coef_", "intercept_"])
+        X = check_n_features(self, X)
+        return X @ self.coef_.T + self.intercept_
+
     def predict_proba(self, X):
         """Softmax probabilities, columns ordered as ``classes_``.
 
@@ -408,7 +431,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         -------
         ndarray of shape (n_samples, K), rows sum to 1
         """
-        return softmax(self.decision_function(X), axis=1)
+        return softmax(self._class_scores(X), axis=1)
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`, via the stable log-softmax.
@@ -417,7 +440,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         -------
         ndarray of shape (n_samples, K)
         """
-        return log_softmax(self.decision_function(X), axis=1)
+        return log_softmax(self._class_scores(X), axis=1)
 
     def loss(self, X, y):
         """Regularised mean cross-entropy of the fitted model on ``(X, y)``.

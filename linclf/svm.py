@@ -225,6 +225,8 @@ class SVC(BaseEstimator, ClassifierMixin):
     classes_, n_features_in_
     """
 
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
     def __init__(
         self,
         *,
@@ -444,6 +446,8 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
     n_iter_ : int
     classes_, n_features_in_
     """
+
+    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
     def __init__(self, *, C=1.0, eta="pegasos", max_iter=1000, random_state=None, batch="full"):
         self.C = C

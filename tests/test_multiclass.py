@@ -109,7 +109,7 @@ def test_errors(blobs):
     with pytest.raises(NotFittedError):
         OneVsRest(Perceptron()).ambiguity(X)
     ovr = OneVsRest(LeastSquaresClassifier()).fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features, but OneVsRest was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but OneVsRest is expecting 2 features as input"):
         ovr.predict(np.ones((2, 3)))
     with pytest.raises(ValueError, match="only one class"):
         OneVsOne(Perceptron()).fit(X, np.zeros(len(X)))

@@ -151,7 +151,8 @@ def test_two_classes_equal_logistic_regression(iris):
     soft_r = SoftmaxRegression(solver="newton", alpha=0.2).fit(X, y)
     logi_r = LogisticRegression(alpha=0.1).fit(X, y)
     np.testing.assert_allclose(soft_r.predict_proba(X), logi_r.predict_proba(X), atol=1e-8)
-    assert soft.decision_function(X).shape == (len(X), 2)
+    # two classes: one score, the log-odds of classes_[1], as for every binary linclf model
+    np.testing.assert_allclose(soft.decision_function(X), logi.decision_function(X), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd"])
