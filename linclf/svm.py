@@ -76,7 +76,13 @@ def _resolve_gamma(gamma, X):
     d = X.shape[1]
     if isinstance(gamma, str):
         if gamma == "scale":
-            var = float(X.var())
+            with np.errstate(over="ignore", invalid="ignore"):
+                var = float(X.var())
+            if not np.isfinite(var):
+                raise ValueError(
+                    "gamma='scale' needs the variance of X, which overflows float64 "
+                    "(X.var() = inf); rescale X (e.g. StandardScaler) or pass a number."
+                )
             return 1.0 / (d * var) if var > 0 else 1.0
         if gamma == "auto":
             return 1.0 / d
@@ -99,6 +105,14 @@ def _kernel_spec(kernel, gamma, degree, coef0, X):
         return KernelSpec("precomputed", K=K)
     if not isinstance(kernel, str):
         raise TypeError(f"kernel must be a string or a callable; got {kernel!r}.")
+    with np.errstate(over="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    if not np.all(np.isfinite(sq)):
+        raise ValueError(
+            f"X has rows whose squared norm overflows float64 (for example row "
+            f"{int(np.flatnonzero(~np.isfinite(sq))[0])}); every kernel value would be "
+            "inf or NaN. Rescale X (e.g. StandardScaler) before fitting."
+        )
     name = _kernels._resolve_name(kernel)
     spec = KernelSpec(name)
     if name in ("poly", "rbf", "laplacian", "sigmoid"):
@@ -311,7 +325,9 @@ class SVC(BaseEstimator, ClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self._spec = spec
+        # A callable kernel's training Gram matrix served the solver only: prediction
+        # calls the kernel again, so the fitted model does not keep N x N numbers.
+        self._spec = KernelSpec("precomputed") if spec.name == "precomputed" else spec
         self._C = C
         self._y = y_pm
         self._v = res.v
@@ -486,9 +502,16 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
             size = min(int(check_positive(self.batch, "batch", integer=True)), n)
         rng = check_random_state(self.random_state)
         lam = 1.0 / (C * n)
+        # Run on centred data: w.(x - mu) + (b + w.mu) is the same score and b is not
+        # penalised, so the objective and its minimiser are unchanged; but a feature
+        # with a large offset no longer makes every subgradient step on b negligible
+        # beside the steps on w (an offset of 1000 used to leave the zero model).
+        mu = X.mean(axis=0)
+        X = X - mu
         w = np.zeros(d)
         b = 0.0
         best = (self.primal_objective(w, b, X, y_pm, C), w.copy(), b)
+        start = best[0]
         curve = []
         for t in range(1, max_iter + 1):
             rows = slice(None) if size == n else rng.choice(n, size=size, replace=False)
@@ -508,9 +531,17 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
             curve.append(J)
             if J < best[0]:
                 best = (J, w.copy(), b)
+        if not best[0] < start:
+            warnings.warn(
+                f"LinearSVM made no progress in max_iter={max_iter} subgradient steps: "
+                f"the best iterate is the starting point w = 0, b = 0 (objective {start:g}). "
+                "Increase max_iter, set a smaller eta, or standardise X.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self.loss_curve_ = curve
         self.n_iter_ = max_iter
         self.n_features_in_ = d
         self.coef_ = best[1][None, :]
-        self.intercept_ = np.array([best[2]])
+        self.intercept_ = np.array([best[2] - best[1] @ mu])
         return self

@@ -689,3 +689,63 @@ def test_rbf_with_very_large_gamma_stays_finite_and_converges():
     assert np.all(np.isfinite(model.alpha_))
     assert np.isfinite(model.intercept_[0])
     assert model.score(X, y) == 1.0
+
+
+# ---------------------------------------------------------------- no silent failures
+
+
+def test_linear_svm_is_not_fooled_by_a_feature_offset():
+    # A feature offset of 1000 used to leave the zero model (accuracy about 0.5, no warning).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 1] + 0.3 * rng.normal(size=400) > 0).astype(int)
+    shifted = X + np.array([1000.0, 0.0])
+    plain = LinearSVM(max_iter=500).fit(X, y)
+    moved = LinearSVM(max_iter=500).fit(shifted, y)
+    assert moved.score(shifted, y) >= 0.85
+    # the same problem: only the intercept absorbs the offset
+    np.testing.assert_allclose(moved.coef_, plain.coef_, atol=0.05)
+    np.testing.assert_allclose(moved.intercept_ - 1000.0 * (-moved.coef_[0, 0]), plain.intercept_, atol=0.2)
+
+
+def test_linear_svm_warns_when_it_makes_no_progress():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match="made no progress"):
+        LinearSVM(eta=1e9, max_iter=3).fit(X, y)  # every step overshoots
+
+
+def test_svc_refuses_overflowing_data_at_once():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 2)) * 1e200
+    y = (X[:, 0] > 0).astype(int)
+    for kernel in ("rbf", "linear", "poly"):
+        with pytest.raises(ValueError, match="overflows float64"):
+            SVC(kernel=kernel).fit(X, y)
+
+
+def test_svc_gamma_scale_refuses_an_infinite_variance():
+    from linclf.svm import _resolve_gamma
+
+    with pytest.raises(ValueError, match="gamma='scale'.*overflows"):
+        _resolve_gamma("scale", np.array([[1e300], [-1e300]]))
+
+
+def test_svc_with_a_callable_kernel_keeps_no_gram_matrix():
+    import pickle
+
+    from linclf.kernels import rbf_kernel
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+
+    def kernel(A, B):
+        return rbf_kernel(A, B, gamma=0.5)
+
+    by_callable = SVC(kernel=kernel).fit(X, y)
+    by_name = SVC(kernel="rbf", gamma=0.5).fit(X, y)
+    np.testing.assert_allclose(by_callable.decision_function(X), by_name.decision_function(X), atol=1e-6)
+    # 400 x 400 float64 would be 1.28 MB; the fitted model holds O(N) numbers
+    assert len(pickle.dumps(by_callable.__dict__.copy() | {"kernel": None})) < 100_000
