@@ -5,40 +5,17 @@ The public tests run in-process here (``linclf.grading.evaluate``), exactly as
 sandboxed grader gives the same scores.
 """
 
-import importlib.util
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
+from exercise_harness import load_reference, score, stub_functions
 
 from linclf.grading import available_sets, evaluate, get_set
-from linclf.grading.notebook import clean_source
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "exercises" / "solutions"
 MY_SETS = ["discriminants", "fisher", "perceptron", "mse", "logistic", "softmax"]
-
-
-def load_reference(set_name):
-    spec = importlib.util.spec_from_file_location(f"_ref_{set_name}", SOLUTIONS / f"{set_name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def score(set_name, exercise, fn):
-    _, results = evaluate(f"{set_name}.{exercise}", fn)
-    return sum(r["score"] for r in results), sum(r["max_score"] for r in results), results
-
-
-def stub_functions(set_name):
-    namespace = {}
-    exec(get_set(set_name).template(), namespace)
-    return namespace
 
 
 ALL_EXERCISES = [(s, e) for s in available_sets() for e in get_set(s).exercises]
@@ -308,52 +285,8 @@ def test_check_accepts_explicit_ids():
 
 
 # --------------------------------------------------------------------------
-# the pages and the templates
+# the template command (the pages: test_exercise_pages.py)
 # --------------------------------------------------------------------------
-def page_cells(path):
-    """Code cells of a MyST notebook page, without cell options."""
-    text = path.read_text()
-    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
-    out = []
-    for c in cells:
-        lines = c.splitlines()
-        while lines and (lines[0].startswith(":") or not lines[0].strip()):
-            lines.pop(0)
-        out.append("\n".join(lines))
-    return out
-
-
-@pytest.mark.parametrize("set_name", MY_SETS)
-def test_page_has_a_stub_and_a_check_per_exercise(set_name):
-    page = ROOT / "exercises" / f"{set_name}.md"
-    cells = page_cells(page)
-    text = page.read_text()
-    assert "import linclf" in cells[0] and "%pip install" in cells[0]  # the self-install cell
-    assert "format_name: myst" in text
-    for name, ex in get_set(set_name).exercises.items():
-        stub = next(c for c in cells if c.startswith(ex.signature))
-        assert stub.strip() == ex.template().strip()  # the page and the template agree
-        assert f"check({name})" in cells[cells.index(stub) + 1]
-    assert "solutions" not in text
-
-
-@pytest.mark.parametrize("set_name", MY_SETS)
-def test_page_runs_top_to_bottom_with_stubs(set_name):
-    cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]
-    code = "ns = {}\n" + "".join(f"exec(compile({c!r}, 'cell', 'exec'), ns)\n" for c in cells)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    for name in get_set(set_name).exercises:
-        assert f"{name}: 0/" in proc.stdout
-
-
-@pytest.mark.parametrize("set_name", MY_SETS)
-def test_template_is_valid_python_with_all_stubs(set_name):
-    ns = stub_functions(set_name)
-    for name in get_set(set_name).exercises:
-        assert callable(ns[name]) and ns[name].__doc__
-
-
 def test_template_cli_prints_the_set():
     from linclf.grading.cli import main
 

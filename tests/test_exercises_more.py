@@ -8,41 +8,16 @@ grader; and it checks the reference solutions themselves (the expected values in
 the public tests) against sympy derivations, exact KKT solutions and ``linclf``.
 """
 
-import importlib.util
 import itertools
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
+from exercise_harness import SOLUTIONS, load_reference, score
 
-from linclf.grading import evaluate, get_set
-from linclf.grading.notebook import clean_source
+from linclf.grading import get_set
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "exercises" / "solutions"
 MORE_SETS = ["margin", "duality", "kernels", "smo", "losses"]
-
-
-def load_reference(set_name):
-    spec = importlib.util.spec_from_file_location(f"_ref_more_{set_name}", SOLUTIONS / f"{set_name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def score(set_name, exercise, fn):
-    _, results = evaluate(f"{set_name}.{exercise}", fn)
-    return sum(r["score"] for r in results), sum(r["max_score"] for r in results), results
-
-
-def stub_functions(set_name):
-    namespace = {}
-    exec(get_set(set_name).template(), namespace)
-    return namespace
 
 
 def _sym(names):
@@ -509,54 +484,8 @@ def test_logistic_bits_and_exp_minimizer():
 
 
 # --------------------------------------------------------------------------
-# the pages, the templates and the sandbox
+# the sandbox (the pages: test_exercise_pages.py)
 # --------------------------------------------------------------------------
-def page_cells(path):
-    """Code cells of a MyST notebook page, without cell options."""
-    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", path.read_text(), flags=re.S)
-    out = []
-    for c in cells:
-        lines = c.splitlines()
-        while lines and (lines[0].startswith(":") or not lines[0].strip()):
-            lines.pop(0)
-        out.append("\n".join(lines))
-    return out
-
-
-@pytest.mark.parametrize("set_name", MORE_SETS)
-def test_page_has_a_stub_and_a_check_per_exercise(set_name):
-    page = ROOT / "exercises" / f"{set_name}.md"
-    cells = page_cells(page)
-    text = page.read_text()
-    assert "import linclf" in cells[0] and "%pip install" in cells[0]
-    assert "format_name: myst" in text
-    for name, ex in get_set(set_name).exercises.items():
-        stub = next(c for c in cells if c.startswith(ex.signature))
-        assert stub.strip() == ex.template().strip()
-        assert f"check({name})" in cells[cells.index(stub) + 1]
-        points = get_set(set_name).max_points(name)
-        assert f"({points:g} point" in text, (name, points)
-    assert f"worth {get_set(set_name).max_points():g} points" in text
-    assert "solutions" not in text
-
-
-@pytest.mark.parametrize("set_name", MORE_SETS)
-def test_page_runs_top_to_bottom_with_stubs(set_name):
-    cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]
-    code = "ns = {}\n" + "".join(f"exec(compile({c!r}, 'cell', 'exec'), ns)\n" for c in cells)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    for name in get_set(set_name).exercises:
-        assert f"{name}: 0/" in proc.stdout
-
-
-@pytest.mark.parametrize("set_name", MORE_SETS)
-def test_template_is_valid_python_with_all_stubs(set_name):
-    ns = stub_functions(set_name)
-    for name in get_set(set_name).exercises:
-        assert callable(ns[name]) and ns[name].__doc__
-
-
 @pytest.mark.parametrize("set_name", MORE_SETS)
 def test_sandboxed_reference_and_stub(set_name, tmp_path):
     from linclf.grading.grade import grade_submission

@@ -1,0 +1,47 @@
+"""Every exercise page agrees with its set: one stub and one ``check`` per exercise, the
+points as graded, and the page runs from top to bottom with the blank stubs."""
+
+import subprocess
+import sys
+
+import pytest
+from exercise_harness import ROOT, page_cells, stub_functions
+
+from linclf.grading import available_sets, get_set
+from linclf.grading.notebook import clean_source
+
+SETS = available_sets()
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_page_has_a_stub_and_a_check_per_exercise(set_name):
+    page = ROOT / "exercises" / f"{set_name}.md"
+    cells = page_cells(page)
+    text = page.read_text()
+    assert "import linclf" in cells[0] and "%pip install" in cells[0]  # the self-install cell
+    assert "format_name: myst" in text
+    for name, ex in get_set(set_name).exercises.items():
+        stub = next(c for c in cells if c.startswith(ex.signature))
+        assert stub.strip() == ex.template().strip()  # the page and the template agree
+        assert f"check({name})" in cells[cells.index(stub) + 1]
+        points = get_set(set_name).max_points(name)
+        assert f"({points:g} point" in text, (name, points)
+    assert f"worth {get_set(set_name).max_points():g} points" in text
+    assert "solutions" not in text
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_page_runs_top_to_bottom_with_stubs(set_name):
+    cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]
+    code = "ns = {}\n" + "".join(f"exec(compile({c!r}, 'cell', 'exec'), ns)\n" for c in cells)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for name in get_set(set_name).exercises:
+        assert f"{name}: 0/" in proc.stdout
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_template_is_valid_python_with_all_stubs(set_name):
+    ns = stub_functions(set_name)
+    for name in get_set(set_name).exercises:
+        assert callable(ns[name]) and ns[name].__doc__
