@@ -326,11 +326,3 @@ def check_positive(value, name, *, strict=True, allow_inf=False, integer=False):
     if not strict and value < 0:
         raise ValueError(f"{name} must be >= 0; got {value!r}.")
     return value
-
-
-def warn_not_converged(estimator_name, max_iter, detail=""):
-    """Emit a :class:`ConvergenceWarning` in one consistent wording."""
-    msg = f"{estimator_name} did not converge in max_iter={max_iter} iterations"
-    if detail:
-        msg += f"; {detail}"
-    warnings.warn(msg + ".", ConvergenceWarning, stacklevel=3)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._params import ArrayLike, Interval, Options, validate_params
 from ._validation import (
-    check_X_y,
     check_is_fitted,
     check_n_features,
-    check_positive,
+    check_X_y,
     encode_binary,
 )
 from .base import BaseEstimator, LinearClassifierMixin
@@ -102,6 +102,11 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
     """
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+    _parameter_constraints = {
+        "threshold": [Options(*_THRESHOLDS)],
+        "priors": [Options(None), ArrayLike()],  # length and sum: _check_priors
+        "reg": [Interval("real", 0, None)],
+    }
 
     def __init__(self, *, threshold="midpoint", priors=None, reg=0.0):
         self.threshold = threshold
@@ -120,11 +125,7 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if self.threshold not in _THRESHOLDS:
-            raise ValueError(
-                f"threshold must be one of {list(_THRESHOLDS)}; got {self.threshold!r}."
-            )
-        reg = check_positive(self.reg, "reg", strict=False)
+        reg = validate_params(self)["reg"]
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="FisherLDA")
         masks = (y_pm < 0, y_pm > 0)

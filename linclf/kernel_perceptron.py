@@ -21,18 +21,17 @@ a vector and updated by one row of :math:`K` per mistake.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ._params import Interval, validate_params
 from ._validation import (
     check_is_fitted,
     check_n_features,
     check_X_y,
     encode_binary,
-    warn_not_converged,
 )
 from .base import BaseEstimator, ClassifierMixin
+from .optim import warn_not_converged
 from .svm import _kernel_block, _kernel_spec
 
 __all__ = ["KernelPerceptron"]
@@ -78,6 +77,9 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
+    # kernel, gamma, degree and coef0 are checked with the kernel (_kernel_spec)
+    _parameter_constraints = {"max_iter": [Interval("integer", 1, None)]}
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, max_iter=1000):
         self.kernel = kernel
         self.gamma = gamma
@@ -92,12 +94,7 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         -------
         self
         """
-        if (
-            isinstance(self.max_iter, bool)
-            or not isinstance(self.max_iter, (numbers.Integral, np.integer))
-            or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="KernelPerceptron")
         self._spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)

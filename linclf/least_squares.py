@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive, check_X_y, encode_binary, warn_not_converged
+from ._params import ArrayLike, Interval, Options, validate_params
+from ._validation import check_X_y, encode_binary
 from .base import BaseEstimator, LinearClassifierMixin
 from .geometry import augment
+from .optim import warn_not_converged
 
 __all__ = ["LeastSquaresClassifier"]
 
@@ -121,6 +123,13 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
     """
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+    _parameter_constraints = {
+        "solver": [Options(*_SOLVERS)],
+        "margins": [Options("ones", "fisher"), ArrayLike()],  # an array: checked against y in fit
+        "eta": [Options("auto"), Interval("real", 0, None, closed="neither")],
+        "max_iter": [Interval("integer", 1, None)],
+        "tol": [Interval("real", 0, None)],
+    }
 
     def __init__(self, *, solver="pinv", margins="ones", eta="auto", max_iter=1000, tol=1e-6):
         self.solver = solver
@@ -141,14 +150,7 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {list(_SOLVERS)}; got {self.solver!r}.")
-        if not (isinstance(self.eta, str) and self.eta == "auto"):
-            if isinstance(self.eta, str):
-                raise ValueError(f"eta must be 'auto' or a number > 0; got {self.eta!r}.")
-            check_positive(self.eta, "eta")
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.tol, "tol", strict=False)
+        validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="LeastSquaresClassifier")
         Y = augment(X) * y_pm[:, None]

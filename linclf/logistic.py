@@ -35,17 +35,22 @@ import warnings
 
 import numpy as np
 
+from ._params import Interval, Options, validate_params
 from ._validation import (
     ConvergenceWarning,
     check_is_fitted,
     check_known_labels,
     check_n_features,
-    check_positive,
     check_X_y,
     encode_binary,
-    warn_not_converged,
 )
 from .base import BaseEstimator, LinearClassifierMixin
+from .optim import (
+    backtracking_line_search,
+    design_matrix,
+    newton_direction,
+    warn_stopped_above_tol,
+)
 from .special import log_sigmoid, sigmoid
 
 __all__ = ["LogisticRegression", "logistic_loss_and_grad", "logistic_hessian"]
@@ -53,10 +58,6 @@ __all__ = ["LogisticRegression", "logistic_loss_and_grad", "logistic_hessian"]
 # Stop following a separable problem once the mean loss is this small: the
 # iterate already separates the data and every further step only rescales it.
 _SEPARABLE_LOSS = 1e-6
-
-
-def _augment(X, fit_intercept):
-    return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
 
 
 def logistic_loss_and_grad(w, b, X, y01, alpha=0.0):
@@ -127,72 +128,21 @@ def logistic_hessian(w, b, X, alpha=0.0, fit_intercept=True):
     f = X @ w + b
     # sigma(f)(1 - sigma(f)) = sigma(f) sigma(-f): no cancellation for large |f|.
     r = sigmoid(f) * sigmoid(-f)
-    Xa = _augment(X, fit_intercept)
+    Xa = design_matrix(X, fit_intercept)
     H = (Xa.T * r) @ Xa / X.shape[0]
     d = X.shape[1]
     H[np.arange(d), np.arange(d)] += alpha
     return H
 
 
-def _backtracking(fun, theta, loss, grad, direction, *, c=1e-4, max_halvings=50):
-    """Armijo backtracking: the largest step 2^-j whose loss decrease is sufficient.
-
-    Returns ``(step, new_theta, new_loss)``, or ``(0.0, theta, loss)`` if no step
-    of the direction lowers the loss (the loss is flat at machine precision).
-    """
-    slope = float(grad @ direction)
-    step = 1.0
-    for _ in range(max_halvings):
-        candidate = theta + step * direction
-        new_loss = fun(candidate)
-        if np.isfinite(new_loss) and new_loss <= loss + c * step * slope:
-            return step, candidate, new_loss
-        step *= 0.5
-    return 0.0, theta, loss
-
-
-def _newton_direction(H, g):
-    """Solve ``H p = -g``; fall back to least squares or to ``-g`` if that fails."""
-    try:
-        p = np.linalg.solve(H, -g)
-    except np.linalg.LinAlgError:
-        p = np.linalg.lstsq(H, -g, rcond=None)[0]
-    if not np.all(np.isfinite(p)) or float(g @ p) >= 0.0:
-        # Singular or indefinite to rounding: steepest descent is always a descent direction.
-        p = -g
-    return p
-
-
-def _warn_unconverged(est, grad_norm, stalled, hint=""):
-    """ConvergenceWarning for a fit that ended with the gradient norm above ``tol``."""
-    name = type(est).__name__
-    if stalled:
-        msg = (
-            f"{name} stopped after {est.n_iter_} iterations: the line search could not "
-            f"lower the loss any further, with the gradient norm {grad_norm:.2e} still "
-            f"above tol={est.tol}. The loss is flat to machine precision there, which "
-            "usually means badly scaled features (standardise X) or a tol too small "
-            "for the scale of the data"
-        )
-        if hint:
-            msg += f"; {hint}"
-        warnings.warn(msg + ".", ConvergenceWarning, stacklevel=3)
-    else:
-        detail = f"gradient norm {grad_norm:.2e} > tol={est.tol}"
-        if hint:
-            detail += f"; {hint}"
-        warn_not_converged(name, est.max_iter, detail)
-
-
-def _check_common_params(est, solvers):
-    if not isinstance(est.solver, str) or est.solver not in solvers:
-        raise ValueError(f"solver must be one of {list(solvers)}; got {est.solver!r}.")
-    check_positive(est.alpha, "alpha", strict=False)
-    check_positive(est.eta, "eta")
-    check_positive(est.max_iter, "max_iter", integer=True)
-    check_positive(est.tol, "tol", strict=False)
-    if not isinstance(est.fit_intercept, (bool, np.bool_)):
-        raise TypeError(f"fit_intercept must be True or False; got {est.fit_intercept!r}.")
+# The parameters logistic and softmax regression share (validate_params checks them).
+GLM_PARAMETERS = {
+    "alpha": [Interval("real", 0, None)],
+    "fit_intercept": [Options(True, False)],
+    "eta": [Interval("real", 0, None, closed="neither")],
+    "max_iter": [Interval("integer", 1, None)],
+    "tol": [Interval("real", 0, None)],
+}
 
 
 class LogisticRegression(BaseEstimator, LinearClassifierMixin):
@@ -270,6 +220,8 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
+    _parameter_constraints = {"solver": [Options("newton", "gd")], **GLM_PARAMETERS}
+
     def __init__(self, *, solver="newton", alpha=0.0, fit_intercept=True, eta=0.1,
                  max_iter=100, tol=1e-8):
         self.solver = solver
@@ -305,7 +257,7 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         -------
         self
         """
-        _check_common_params(self, ("newton", "gd"))
+        validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, t = encode_binary(y, estimator=type(self).__name__)
         y01 = (t + 1.0) / 2.0
@@ -329,8 +281,8 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
             else:
                 w, b = self._split(theta)
                 H = logistic_hessian(w, b, X, self.alpha, self.fit_intercept)
-                p = _newton_direction(H, grad)
-                step, theta, _ = _backtracking(
+                p = newton_direction(H, grad)
+                step, theta, _ = backtracking_line_search(
                     lambda th: self._loss_grad(th, X, y01)[0], theta, loss, grad, p
                 )
                 if step == 0.0:
@@ -360,7 +312,7 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
             )
         elif not self.converged_:
             hint = "try a larger max_iter, a different eta or solver='newton'" if self.solver == "gd" else ""
-            _warn_unconverged(self, float(np.linalg.norm(grad)), stalled, hint)
+            warn_stopped_above_tol(self, float(np.linalg.norm(grad)), stalled, hint)
         return self
 
     def _separates(self, theta, X, t):

@@ -12,35 +12,32 @@ gradient descent on the perceptron criterion
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ._params import ArrayLike, Instance, Interval, Options, validate_params
 from ._validation import (
     check_is_fitted,
     check_n_features,
-    check_positive,
     check_random_state,
     check_X_y,
     encode_binary,
     encode_labels,
-    warn_not_converged,
 )
 from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin
 from .geometry import augment
+from .optim import warn_not_converged
 
 __all__ = ["Perceptron", "VotedPerceptron", "AveragedPerceptron", "LinearMachine"]
 
 
-def _check_choice(value, name, allowed):
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}.")
-    return value
-
-
-def _check_max_iter(max_iter):
-    check_positive(max_iter, "max_iter", integer=True)
-    return int(max_iter)
+# What every perceptron variant accepts (validated by linclf._params.validate_params).
+_ETA = [Interval("real", 0, None, closed="neither")]
+_MARGIN = [Interval("real", 0, None)]
+_ORDER = [Options("cyclic", "shuffle")]
+_RANDOM_STATE = [Options(None), Interval("integer", 0, None),
+                 Instance(np.random.Generator, np.random.RandomState)]
+_EPOCHS = [Interval("integer", 1, None)]
+_INIT = {"w_init": [Options(None), ArrayLike()], "b_init": [Interval("real")]}
 
 
 def _visit_order(n, order, rng):
@@ -58,11 +55,7 @@ def _initial_weights(w_init, b_init, n_features):
                 f"w_init must be {n_features} finite numbers (one per feature); "
                 f"got {np.asarray(w_init).tolist()!r}."
             )
-    if isinstance(b_init, bool) or not isinstance(b_init, (numbers.Real, np.number)):
-        raise TypeError(f"b_init must be a number; got {b_init!r}.")
-    if not np.isfinite(b_init):
-        raise ValueError(f"b_init must be finite; got {b_init!r}.")
-    return np.append(w, float(b_init))
+    return np.append(w, float(b_init))  # b_init: checked by validate_params
 
 
 class Perceptron(LinearClassifierMixin, BaseEstimator):
@@ -170,15 +163,22 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         self.w_init = w_init
         self.b_init = b_init
 
+    _parameter_constraints = {
+        "rule": [Options("single", "batch")],
+        "step": [Options("fixed", "absolute")],
+        "order": _ORDER,
+        "eta": _ETA,
+        "margin": _MARGIN,
+        "max_iter": _EPOCHS,
+        "random_state": _RANDOM_STATE,
+        **_INIT,
+    }
+
     def _validate_params(self):
-        _check_choice(self.rule, "rule", ("single", "batch"))
-        _check_choice(self.step, "step", ("fixed", "absolute"))
-        _check_choice(self.order, "order", ("cyclic", "shuffle"))
-        check_positive(self.eta, "eta")
-        check_positive(self.margin, "margin", strict=False)
+        max_iter = validate_params(self)["max_iter"]
         if self.rule == "batch" and self.step == "absolute":
-            raise ValueError('step="absolute" is defined for rule="single" only.')
-        return _check_max_iter(self.max_iter)
+            raise ValueError('Perceptron: step="absolute" is defined for rule="single" only.')
+        return max_iter
 
     def fit(self, X, y):
         """Run the perceptron rule until an epoch makes no mistake.
@@ -280,6 +280,11 @@ def _survivor_run(Z, eta, margin, order, rng, n_epochs):
 class _SurvivorMixin(BaseEstimator):
     """Shared parameters and training of the voted and averaged perceptrons."""
 
+    _parameter_constraints = {
+        "eta": _ETA, "margin": _MARGIN, "order": _ORDER,
+        "random_state": _RANDOM_STATE, "max_iter": _EPOCHS,
+    }
+
     def __init__(self, *, eta=1.0, margin=0.0, order="cyclic", random_state=None, max_iter=10):
         self.eta = eta
         self.margin = margin
@@ -288,10 +293,7 @@ class _SurvivorMixin(BaseEstimator):
         self.max_iter = max_iter
 
     def _fit_survivors(self, X, y):
-        _check_choice(self.order, "order", ("cyclic", "shuffle"))
-        check_positive(self.eta, "eta")
-        check_positive(self.margin, "margin", strict=False)
-        n_epochs = _check_max_iter(self.max_iter)
+        n_epochs = validate_params(self)["max_iter"]
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
         Z = augment(X) * y_pm[:, None]
@@ -452,6 +454,11 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
     n_updates_, n_iter_, converged_, n_features_in_
     """
 
+    _parameter_constraints = {
+        "eta": _ETA, "margin": _MARGIN, "update": [Options("max", "all")], "order": _ORDER,
+        "random_state": _RANDOM_STATE, "max_iter": _EPOCHS,
+    }
+
     def __init__(
         self, *, eta=1.0, margin=0.0, update="max", order="cyclic", random_state=None, max_iter=1000
     ):
@@ -474,11 +481,7 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
-        _check_choice(self.update, "update", ("max", "all"))
-        _check_choice(self.order, "order", ("cyclic", "shuffle"))
-        check_positive(self.eta, "eta")
-        check_positive(self.margin, "margin", strict=False)
-        max_iter = _check_max_iter(self.max_iter)
+        max_iter = validate_params(self)["max_iter"]
         X, y = check_X_y(X, y)
         self.classes_, t = encode_labels(y, estimator="LinearMachine")
         X_hat = augment(X)

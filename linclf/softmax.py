@@ -35,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from ._params import Options, validate_params
 from ._validation import (
     ConvergenceWarning,
     check_is_fitted,
@@ -44,12 +45,13 @@ from ._validation import (
     encode_labels,
 )
 from .base import BaseEstimator, LinearClassifierMixin
-from .logistic import (
-    _augment,
-    _backtracking,
-    _check_common_params,
-    _newton_direction,
-    _warn_unconverged,
+from .logistic import GLM_PARAMETERS
+from .optim import (
+    LBFGSMemory,
+    backtracking_line_search,
+    design_matrix,
+    newton_direction,
+    warn_stopped_above_tol,
 )
 from .special import log_softmax, softmax
 
@@ -152,7 +154,7 @@ def softmax_hessian(W, b, X, alpha=0.0, fit_intercept=True):
     X = np.asarray(X, dtype=float)
     K, d = W.shape
     J = softmax_jacobian(softmax(X @ W.T + np.asarray(b, dtype=float).ravel(), axis=1))
-    Xa = _augment(X, fit_intercept)
+    Xa = design_matrix(X, fit_intercept)
     p = Xa.shape[1]
     H = np.einsum("nkl,ni,nj->kilj", J, Xa, Xa, optimize=True) / X.shape[0]
     H = H.reshape(K * p, K * p)
@@ -170,44 +172,6 @@ def _flat_directions_projector(K, p, d, alpha, fit_intercept):
     if alpha == 0:
         flat[:d] = 1.0  # shifting every w_k by the same vector
     return np.kron(np.full((K, K), 1.0 / K), np.diag(flat))
-
-
-class _LBFGSMemory:
-    """The last few steps s and gradient changes y, and the two-loop recursion."""
-
-    def __init__(self, size):
-        self.size = size
-        self.s, self.y = [], []
-
-    def update(self, s, y):
-        sy = float(s @ y)
-        # Keep only pairs with positive curvature, so the implicit inverse
-        # Hessian stays positive definite and every direction is a descent one.
-        if sy > 1e-12 * float(y @ y):
-            self.s.append(s)
-            self.y.append(y)
-            if len(self.s) > self.size:
-                self.s.pop(0)
-                self.y.pop(0)
-
-    def direction(self, g):
-        r"""Return :math:`-H_k g` with :math:`H_k` the L-BFGS inverse-Hessian estimate."""
-        q = g.copy()
-        rhos = [1.0 / float(s @ y) for s, y in zip(self.s, self.y)]
-        coeffs = []
-        for s, y, rho in reversed(list(zip(self.s, self.y, rhos))):
-            a = rho * float(s @ q)
-            coeffs.append(a)
-            q -= a * y
-        if self.s:
-            s, y = self.s[-1], self.y[-1]
-            q *= float(s @ y) / float(y @ y)  # scale of the initial matrix H_0 = gamma I
-        else:
-            q /= max(1.0, float(np.linalg.norm(g)))  # first step: length at most 1
-        for (s, y, rho), a in zip(zip(self.s, self.y, rhos), reversed(coeffs)):
-            beta = rho * float(y @ q)
-            q += (a - beta) * s
-        return -q
 
 
 class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
@@ -275,6 +239,8 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
     True
     """
 
+    _parameter_constraints = {"solver": [Options("lbfgs", "newton", "gd")], **GLM_PARAMETERS}
+
     def __init__(self, *, solver="lbfgs", alpha=0.0, fit_intercept=True, eta=0.1,
                  max_iter=500, tol=1e-8):
         self.solver = solver
@@ -317,7 +283,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         -------
         self
         """
-        _check_common_params(self, ("lbfgs", "newton", "gd"))
+        validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, y_index = encode_labels(y, estimator=type(self).__name__)
         K, d = self.classes_.shape[0], X.shape[1]
@@ -328,7 +294,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         fun = lambda th: self._loss_grad(th, X, Y)[0]  # noqa: E731
         loss, grad = self._loss_grad(theta, X, Y)
         losses = [loss]
-        memory = _LBFGSMemory(_LBFGS_HISTORY)
+        memory = LBFGSMemory(_LBFGS_HISTORY)
         projector = None
         if self.solver == "newton":
             projector = _flat_directions_projector(
@@ -351,15 +317,15 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
                 if self.solver == "newton":
                     W, b = self._unpack(theta, K, d)
                     H = softmax_hessian(W, b, X, self.alpha, self.fit_intercept) + projector
-                    p = _newton_direction(H, grad)
+                    p = newton_direction(H, grad)
                 else:
                     p = memory.direction(grad)
-                step, new_theta, _ = _backtracking(fun, theta, loss, grad, p)
+                step, new_theta, _ = backtracking_line_search(fun, theta, loss, grad, p)
                 if step == 0.0 and self.solver == "lbfgs" and memory.s:
                     # A stale curvature memory can give a poor direction: restart.
-                    memory = _LBFGSMemory(_LBFGS_HISTORY)
+                    memory = LBFGSMemory(_LBFGS_HISTORY)
                     p = memory.direction(grad)
-                    step, new_theta, _ = _backtracking(fun, theta, loss, grad, p)
+                    step, new_theta, _ = backtracking_line_search(fun, theta, loss, grad, p)
                 if step == 0.0:
                     stalled = True
                     break
@@ -394,7 +360,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
                     "if some classes are separable from the others the "
                     "maximum-likelihood weights do not exist: consider alpha > 0"
                 )
-            _warn_unconverged(self, float(np.linalg.norm(grad)), stalled, hint)
+            warn_stopped_above_tol(self, float(np.linalg.norm(grad)), stalled, hint)
         return self
 
     def decision_function(self, X):

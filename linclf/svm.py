@@ -24,13 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels as _kernels
+from ._params import Instance, Interval, Options, validate_params
 from ._validation import (
     ConvergenceWarning,
-    check_X_y,
     check_is_fitted,
     check_n_features,
     check_positive,
     check_random_state,
+    check_X_y,
     encode_binary,
 )
 from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin
@@ -266,19 +267,19 @@ class SVC(BaseEstimator, ClassifierMixin):
         self.shrinking = shrinking
         self.cache_size = cache_size
 
+    # kernel, gamma, degree and coef0 are checked with the kernel (_kernel_spec)
+    _parameter_constraints = {
+        "C": [Interval("real", 0, None, closed="neither"), Options(float("inf"))],
+        "tol": [Interval("real", 0, None, closed="neither")],
+        "max_iter": [Interval("integer", 1, None), Options(-1)],
+        "selection": [Options(*SELECTIONS)],
+        "shrinking": [Options(True, False, "auto")],
+        "cache_size": [Interval("real", 0, None, closed="neither")],
+    }
+
     def _check_params(self):
-        C = float(check_positive(self.C, "C", allow_inf=True))
-        tol = float(check_positive(self.tol, "tol"))
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (numbers.Integral, np.integer)):
-            raise TypeError(f"max_iter must be an integer (-1 for no limit); got {self.max_iter!r}.")
-        if self.max_iter != -1 and self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1 or -1 (no limit); got {self.max_iter!r}.")
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {list(SELECTIONS)}; got {self.selection!r}.")
-        if not (isinstance(self.shrinking, (bool, np.bool_)) or self.shrinking == "auto"):
-            raise TypeError(f"shrinking must be True, False or 'auto'; got {self.shrinking!r}.")
-        cache = float(check_positive(self.cache_size, "cache_size"))
-        return C, tol, cache
+        p = validate_params(self)
+        return p["C"], p["tol"], p["cache_size"]
 
     def fit(self, X, y):
         """Solve the dual by SMO.
@@ -465,6 +466,15 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
+    _parameter_constraints = {
+        "C": [Interval("real", 0, None, closed="neither")],
+        "eta": [Options("pegasos"), Interval("real", 0, None, closed="neither")],
+        "max_iter": [Interval("integer", 1, None)],
+        "random_state": [Options(None), Interval("integer", 0, None),
+                         Instance(np.random.Generator, np.random.RandomState)],
+        "batch": [Options("full"), Interval("integer", 1, None)],
+    }
+
     def __init__(self, *, C=1.0, eta="pegasos", max_iter=1000, random_state=None, batch="full"):
         self.C = C
         self.eta = eta
@@ -485,21 +495,12 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
         -------
         self
         """
-        C = float(check_positive(self.C, "C"))
-        max_iter = int(check_positive(self.max_iter, "max_iter", integer=True))
-        if not (isinstance(self.eta, str) and self.eta == "pegasos"):
-            if isinstance(self.eta, str):
-                raise ValueError(f"eta must be 'pegasos' or a number > 0; got {self.eta!r}.")
-            check_positive(self.eta, "eta")
+        p = validate_params(self)
+        C, max_iter = p["C"], p["max_iter"]
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="LinearSVM")
         n, d = X.shape
-        if isinstance(self.batch, str):
-            if self.batch != "full":
-                raise ValueError(f"batch must be 'full' or a positive integer; got {self.batch!r}.")
-            size = n
-        else:
-            size = min(int(check_positive(self.batch, "batch", integer=True)), n)
+        size = n if p["batch"] == "full" else min(p["batch"], n)
         rng = check_random_state(self.random_state)
         lam = 1.0 / (C * n)
         # Run on centred data: w.(x - mu) + (b + w.mu) is the same score and b is not

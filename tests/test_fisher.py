@@ -169,11 +169,11 @@ def test_identical_means_raise():
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"threshold": "median"}, "threshold must be one of \\['midpoint', 'mean', 'bayes'\\]"),
+        ({"threshold": "median"}, "FisherLDA: threshold must be one of 'midpoint', 'mean', 'bayes'; got 'median'"),
         ({"priors": [0.5, 0.6]}, "priors must sum to 1"),
         ({"priors": [1.0]}, "priors must have 2 entries"),
         ({"priors": [1.5, -0.5]}, "priors must be positive"),
-        ({"reg": -1.0}, "reg must be >= 0"),
+        ({"reg": -1.0}, "reg must be a number in \\[0, inf\\)"),
     ],
 )
 def test_bad_parameters(data, params, match):

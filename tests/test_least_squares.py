@@ -95,16 +95,16 @@ def test_custom_margins_array():
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"solver": "newton"}, "solver must be one of \\['pinv', 'gd', 'lms'\\]"),
-        ({"margins": "twos"}, "margins must be 'ones', 'fisher' or an array"),
+        ({"solver": "newton"}, "solver must be one of 'pinv', 'gd', 'lms'"),
+        ({"margins": "twos"}, "margins must be one of 'ones', 'fisher' or an array of numbers"),
         ({"margins": [1.0, 2.0]}, "margins must be .* \\(one per sample\\)"),
         ({"margins": [1.0, -2.0, 1.0]}, "margins must be finite and > 0"),
         ({"margins": [1.0, np.nan, 1.0]}, "margins must be finite and > 0"),
-        ({"solver": "gd", "eta": 0.0}, "eta must be > 0"),
-        ({"solver": "gd", "eta": "big"}, "eta must be 'auto' or a number"),
+        ({"solver": "gd", "eta": 0.0}, "eta must be one of 'auto' or a number in \\(0, inf\\)"),
+        ({"solver": "gd", "eta": "big"}, "eta must be one of 'auto' or a number"),
         ({"solver": "gd", "eta": 10.0}, "eta=10 is too large: gradient descent diverges"),
         ({"solver": "lms", "eta": 1.0}, "too large for the LMS rule"),
-        ({"tol": -1.0}, "tol must be >= 0"),
+        ({"tol": -1.0}, "tol must be a number in \\[0, inf\\)"),
     ],
 )
 def test_bad_parameters(params, match):

@@ -168,14 +168,16 @@ def test_xor_does_not_converge():
 @pytest.mark.parametrize(
     "params, error, match",
     [
-        ({"rule": "online"}, ValueError, "rule must be one of \\['single', 'batch'\\]"),
-        ({"step": "relative"}, ValueError, "step must be one of \\['fixed', 'absolute'\\]"),
-        ({"order": "random"}, ValueError, "order must be one of \\['cyclic', 'shuffle'\\]"),
-        ({"eta": 0.0}, ValueError, "eta must be > 0"),
-        ({"eta": -1}, ValueError, "eta must be > 0"),
-        ({"margin": -0.1}, ValueError, "margin must be >= 0"),
-        ({"max_iter": 0}, ValueError, "max_iter must be > 0"),
-        ({"max_iter": 2.5}, TypeError, "max_iter must be an integer"),
+        ({"rule": "online"}, ValueError, "Perceptron: rule must be one of 'single', 'batch'; got 'online'"),
+        ({"step": "relative"}, ValueError, "step must be one of 'fixed', 'absolute'"),
+        ({"order": "random"}, ValueError, "order must be one of 'cyclic', 'shuffle'"),
+        ({"eta": 0.0}, ValueError, "eta must be a number in \\(0, inf\\); got 0.0"),
+        ({"eta": -1}, ValueError, "eta must be a number in \\(0, inf\\)"),
+        ({"eta": "fast"}, TypeError, "eta must be a number in \\(0, inf\\); got 'fast'"),
+        ({"margin": -0.1}, ValueError, "margin must be a number in \\[0, inf\\)"),
+        ({"max_iter": 0}, ValueError, "max_iter must be an integer in \\[1, inf\\)"),
+        ({"max_iter": 2.5}, TypeError, "max_iter must be an integer in \\[1, inf\\); got 2.5"),
+        ({"b_init": float("nan")}, ValueError, "b_init must be a number"),
         ({"rule": "batch", "step": "absolute"}, ValueError, "rule=\"single\" only"),
         ({"random_state": "x", "order": "shuffle"}, TypeError, "random_state"),
     ],
@@ -236,7 +238,7 @@ def test_voted_and_averaged_on_noisy_data_beat_chance():
 
 def test_voted_bad_parameter():
     X, y = perceptron_example()
-    with pytest.raises(ValueError, match="eta must be > 0"):
+    with pytest.raises(ValueError, match="VotedPerceptron: eta must be a number in \\(0, inf\\)"):
         VotedPerceptron(eta=0).fit(X, y)
     with pytest.raises(ValueError, match="order must be one of"):
         AveragedPerceptron(order="zigzag").fit(X, y)
@@ -291,7 +293,7 @@ def test_linear_machine_margin_and_warning(three_blobs):
 
 def test_linear_machine_bad_parameters(three_blobs):
     X, y = three_blobs
-    with pytest.raises(ValueError, match="update must be one of \\['max', 'all'\\]"):
+    with pytest.raises(ValueError, match="update must be one of 'max', 'all'"):
         LinearMachine(update="some").fit(X, y)
-    with pytest.raises(ValueError, match="eta must be > 0"):
+    with pytest.raises(ValueError, match="eta must be a number in"):
         LinearMachine(eta=-2).fit(X, y)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from linclf import ConvergenceWarning, NotFittedError
-from linclf._validation import DataConversionWarning
 from linclf._validation import (
+    DataConversionWarning,
     check_array,
     check_is_fitted,
     check_n_features,
@@ -17,13 +17,18 @@ from linclf._validation import (
     check_X_y,
     encode_binary,
     encode_labels,
-    warn_not_converged,
 )
 from linclf.base import BaseEstimator, LinearClassifierMixin
 from linclf.fisher import FisherLDA
 from linclf.least_squares import LeastSquaresClassifier
 from linclf.multiclass import OneVsOne, OneVsRest
-from linclf.perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
+from linclf.optim import warn_not_converged
+from linclf.perceptron import (
+    AveragedPerceptron,
+    LinearMachine,
+    Perceptron,
+    VotedPerceptron,
+)
 
 # ------------------------------------------------------------------ check_array
 
@@ -320,3 +325,16 @@ def test_continuous_target_is_refused_by_name(est):
     X = np.random.default_rng(1).normal(size=(60, 2))
     with pytest.raises(ValueError, match="continuous"):
         est.fit(X, y)
+
+
+@pytest.mark.parametrize("est", [e for e in _every_estimator() if "max_iter" in e.get_params(deep=False)],
+                         ids=lambda e: type(e).__name__)
+def test_one_exception_type_per_kind_of_parameter_mistake(est):
+    # A value of the wrong type is a TypeError, an admitted type out of range a
+    # ValueError, in every estimator, and the message names the estimator.
+    X = np.random.default_rng(1).normal(size=(20, 2))
+    y = (X[:, 0] > 0).astype(int)
+    name = type(est).__name__
+    for bad, error in ((2.5, TypeError), ("10", TypeError), (None, TypeError), (0, ValueError)):
+        with pytest.raises(error, match=f"^{name}: max_iter must be an integer in"):
+            est.set_params(max_iter=bad).fit(X, y)
