@@ -14,6 +14,9 @@
   ``scripts/book.sh`` to report.
 * ``LINCLF_BOOK_BUILD=1`` is set for the executing kernels, so
   ``linclf.interactive`` emits static HTML sliders instead of live widgets.
+* Downloads: the generated notebooks and one zip of them all are served by the
+  site (``_static/downloads/``); every page that has a notebook gets it, and
+  the zip, in the theme's download menu.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import zipfile
 from pathlib import Path
 
 from sphinx.util import logging
 
-from notebook_map import notebook_for
+from notebook_map import NOTEBOOK_DIRS, notebook_for
 
 LOGGER = logging.getLogger(__name__)
 
@@ -67,6 +72,56 @@ def rewrite_launch_buttons(app, pagename, templatename, context, doctree):
             if not new.endswith(old_tail):
                 raise RuntimeError(f"unexpected launch URL {url!r} on page {pagename}")
             button["url"] = new[: -len(old_tail)] + notebook
+
+
+ZIP_NAME = "linear-classifiers-notebooks.zip"
+
+
+def stage_downloads(app, config):
+    """Copy the generated notebooks and a zip of them into a static folder of the site."""
+    src = Path(app.srcdir)
+    stage = Path(app.outdir).parent / "downloads-static"
+    target = stage / "downloads"
+    shutil.rmtree(stage, ignore_errors=True)
+    notebooks = sorted(
+        p for folder in NOTEBOOK_DIRS.values() for p in (src / folder).glob("*.ipynb")
+    )
+    for nb in notebooks:
+        dest = target / nb.relative_to(src)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(nb, dest)
+    target.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target / ZIP_NAME, "w", zipfile.ZIP_DEFLATED) as zf:
+        for nb in notebooks:
+            zf.write(nb, nb.relative_to(src).as_posix())
+    config.html_static_path = list(config.html_static_path) + [str(stage)]
+
+
+def add_download_buttons(app, pagename, templatename, context, doctree):
+    """Offer the page's notebook and the zip of all notebooks in the download menu."""
+    notebook = notebook_for(pagename)
+    groups = [b for b in context.get("header_buttons") or [] if b.get("label") == "download-buttons"]
+    if notebook is None or not groups or not (Path(app.srcdir) / notebook).is_file():
+        return
+    pathto = context["pathto"]
+    groups[0]["buttons"][:0] = [
+        {
+            "type": "link",
+            "url": pathto(f"_static/downloads/{notebook}", 1),
+            "text": ".ipynb",
+            "tooltip": "Download this page as a Jupyter notebook",
+            "icon": "fas fa-code",
+            "label": "download-notebook-button",
+        },
+        {
+            "type": "link",
+            "url": pathto(f"_static/downloads/{ZIP_NAME}", 1),
+            "text": "all notebooks (.zip)",
+            "tooltip": "Download every chapter and exercise notebook",
+            "icon": "fas fa-file-archive",
+            "label": "download-zip-button",
+        },
+    ]
 
 
 def drop_thebe_assets(app, pagename, templatename, context, doctree):
@@ -120,6 +175,8 @@ def setup(app):
     # The theme adds its launch buttons at priority 501; run after it.
     app.connect("html-page-context", rewrite_launch_buttons, priority=900)
     app.connect("html-page-context", drop_thebe_assets, priority=900)
+    app.connect("html-page-context", add_download_buttons, priority=900)
+    app.connect("config-inited", stage_downloads)
     app.connect("doctree-read", check_execution_time)
     app.connect("build-finished", write_execution_times)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -149,3 +149,31 @@ def test_vendored_assets_present(built_site):
     assert (static / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
     assert (static / "html-manager" / "embed-amd.js").is_file()
     assert (static / "require.js").is_file()
+
+
+def test_notebooks_can_be_downloaded(built_site):
+    import zipfile
+
+    downloads = built_site / "_static" / "downloads"
+    expected = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").rglob("*.ipynb"))
+    assert expected, "no generated notebooks"
+    with zipfile.ZipFile(downloads / "linear-classifiers-notebooks.zip") as zf:
+        assert sorted(zf.namelist()) == expected
+    for docname in (d for d in PAGES if d.startswith(("chapters/", "exercises/"))):
+        soup = soup_of(built_site, docname)
+        links = {a["href"] for a in soup.select("a[href]")
+                 if a["href"].endswith((".ipynb", ".zip")) and "_static/downloads/" in a["href"]}
+        stem = docname.split("/")[-1]
+        own = [h for h in links if h.endswith(f"/{stem}.ipynb")]
+        assert own, f"{docname}: no download link to its notebook"
+        assert (built_site / docname).parent.joinpath(own[0]).resolve().is_file(), own[0]
+        assert any(h.endswith("linear-classifiers-notebooks.zip") for h in links), docname
+    intro = soup_of(built_site, "intro")
+    assert intro.select_one("a[href='_static/downloads/linear-classifiers-notebooks.zip']")
+    assert "How to cite" in intro.get_text(" ")
+
+
+def test_citation_file():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["title"] and cff["authors"]
+    assert cff["repository-code"] == CONFIG["repository"]["url"]
