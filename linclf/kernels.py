@@ -1,20 +1,21 @@
 r"""Kernel functions, Gram matrices and the explicit polynomial feature map.
 
-A kernel is a function :math:`K(\mathbf{x}, \mathbf{z})` that equals an inner
-product :math:`\phi(\mathbf{x})^\top \phi(\mathbf{z})` in some feature space.
+A kernel is a function :math:`k(\mathbf{x}, \mathbf{x}')` that equals an inner
+product :math:`\phi(\mathbf{x})^\top \phi(\mathbf{x}')` in some feature space.
 Every function here takes two data matrices ``X`` of shape ``(n, d)`` and ``Z``
-of shape ``(m, d)`` and returns the ``(n, m)`` matrix of all pairwise kernel
-values, computed without Python loops.
+of shape ``(m, d)`` (rows :math:`\mathbf{x}'_j`) and returns the ``(n, m)``
+matrix :math:`K` of all pairwise kernel values, computed without Python loops.
 
 The parametrisation follows scikit-learn, so the Gram matrices can be compared
-entry by entry with :mod:`sklearn.metrics.pairwise`:
+entry by entry with :mod:`sklearn.metrics.pairwise`. In the book's notation
+(``gamma`` is the code's parameter name; it is not a margin):
 
 ==============  =====================================================
-``"linear"``    :math:`\mathbf{x}^\top \mathbf{z}`
-``"poly"``      :math:`(\gamma\,\mathbf{x}^\top \mathbf{z} + c_0)^p`
-``"rbf"``       :math:`\exp(-\gamma \lVert \mathbf{x} - \mathbf{z} \rVert_2^2)`
-``"laplacian"`` :math:`\exp(-\gamma \lVert \mathbf{x} - \mathbf{z} \rVert_1)`
-``"sigmoid"``   :math:`\tanh(\gamma\,\mathbf{x}^\top \mathbf{z} + c_0)` (not PSD in general)
+``"linear"``    :math:`\mathbf{x}^\top \mathbf{x}'`
+``"poly"``      :math:`(\texttt{gamma}\,\mathbf{x}^\top \mathbf{x}' + c_0)^p`
+``"rbf"``       :math:`\exp(-\lVert \mathbf{x} - \mathbf{x}' \rVert_2^2/(2\sigma^2))`, ``gamma`` :math:`= 1/(2\sigma^2)`
+``"laplacian"`` :math:`\exp(-\lVert \mathbf{x} - \mathbf{x}' \rVert_1/\sigma)`, ``gamma`` :math:`= 1/\sigma`
+``"sigmoid"``   :math:`\tanh(\theta\,\mathbf{x}^\top \mathbf{x}' + c_0)`, ``gamma`` :math:`= \theta` (not PSD in general)
 ==============  =====================================================
 """
 
@@ -97,7 +98,7 @@ def _check_degree(degree):
 
 
 def linear_kernel(X, Z=None):
-    r"""Linear kernel :math:`K(\mathbf{x}, \mathbf{z}) = \mathbf{x}^\top \mathbf{z}`.
+    r"""Linear kernel :math:`k(\mathbf{x}, \mathbf{x}') = \mathbf{x}^\top \mathbf{x}'`.
 
     Parameters
     ----------
@@ -114,7 +115,7 @@ def linear_kernel(X, Z=None):
 
 
 def polynomial_kernel(X, Z=None, degree=3, gamma=1.0, coef0=1.0):
-    r"""Polynomial kernel :math:`K(\mathbf{x}, \mathbf{z}) = (\gamma\,\mathbf{x}^\top\mathbf{z} + c_0)^p`.
+    r"""Polynomial kernel :math:`k(\mathbf{x}, \mathbf{x}') = (\texttt{gamma}\,\mathbf{x}^\top\mathbf{x}' + c_0)^p`.
 
     With :math:`c_0 \ge 0` it is the inner product of the monomials of degree
     :math:`\le p` (see :func:`polynomial_features`), hence positive semi-definite.
@@ -145,7 +146,7 @@ def polynomial_kernel(X, Z=None, degree=3, gamma=1.0, coef0=1.0):
 
 
 def _squared_distances(X, Z):
-    r""":math:`\lVert\mathbf{x}_i - \mathbf{z}_j\rVert^2` via :math:`\lVert x\rVert^2 + \lVert z\rVert^2 - 2x^\top z`."""
+    r""":math:`\lVert\mathbf{x}_i - \mathbf{x}'_j\rVert^2` via :math:`\lVert\mathbf{x}\rVert^2 + \lVert\mathbf{x}'\rVert^2 - 2\mathbf{x}^\top\mathbf{x}'`."""
     D = X @ Z.T
     D *= -2.0
     D += np.einsum("ij,ij->i", X, X)[:, None]
@@ -159,9 +160,9 @@ def _squared_distances(X, Z):
 
 
 def rbf_kernel(X, Z=None, gamma=None):
-    r"""Gaussian (RBF) kernel :math:`K(\mathbf{x}, \mathbf{z}) = \exp(-\gamma\lVert\mathbf{x}-\mathbf{z}\rVert_2^2)`.
+    r"""Gaussian (RBF) kernel :math:`k(\mathbf{x}, \mathbf{x}') = \exp(-\lVert\mathbf{x}-\mathbf{x}'\rVert_2^2/(2\sigma^2))`, ``gamma`` :math:`= 1/(2\sigma^2)`.
 
-    Positive definite for every :math:`\gamma > 0`; its feature space is
+    Positive definite for every ``gamma`` :math:`> 0`; its feature space is
     infinite-dimensional.
 
     Parameters
@@ -183,7 +184,7 @@ def rbf_kernel(X, Z=None, gamma=None):
 
 
 def laplacian_kernel(X, Z=None, gamma=None):
-    r"""Laplacian kernel :math:`K(\mathbf{x}, \mathbf{z}) = \exp(-\gamma\lVert\mathbf{x}-\mathbf{z}\rVert_1)`.
+    r"""Laplacian kernel :math:`k(\mathbf{x}, \mathbf{x}') = \exp(-\lVert\mathbf{x}-\mathbf{x}'\rVert_1/\sigma)`, ``gamma`` :math:`= 1/\sigma`.
 
     Parameters
     ----------
@@ -207,7 +208,7 @@ def laplacian_kernel(X, Z=None, gamma=None):
 
 
 def sigmoid_kernel(X, Z=None, gamma=None, coef0=1.0):
-    r"""Sigmoid ("neural network") kernel :math:`K(\mathbf{x}, \mathbf{z}) = \tanh(\gamma\,\mathbf{x}^\top\mathbf{z} + c_0)`.
+    r"""Sigmoid ("neural network") kernel :math:`k(\mathbf{x}, \mathbf{x}') = \tanh(\theta\,\mathbf{x}^\top\mathbf{x}' + c_0)`, ``gamma`` :math:`= \theta`.
 
     Warning: this is **not** positive semi-definite in general (for example its
     Gram matrix can have negative eigenvalues whatever the data when
@@ -325,7 +326,7 @@ def _check_kernel_output(K, n, m):
 
 
 def gram_matrix(X, kernel="rbf", Z=None, **params):
-    r"""Gram matrix :math:`K_{ij} = K(\mathbf{x}_i, \mathbf{z}_j)` (``Z=None``: the square :math:`K(X, X)`).
+    r"""Gram matrix :math:`K_{ij} = k(\mathbf{x}_i, \mathbf{x}'_j)` (``Z=None``: the square matrix :math:`K_{ij} = k(\mathbf{x}_i, \mathbf{x}_j)`).
 
     Parameters
     ----------
@@ -383,15 +384,15 @@ def _monomials(n_features, degree):
 
 
 def polynomial_features(X, degree=2, coef0=1.0):
-    r"""Explicit feature map :math:`\phi` with :math:`\phi(\mathbf{x})^\top\phi(\mathbf{z}) = (\mathbf{x}^\top\mathbf{z} + c_0)^p`.
+    r"""Explicit feature map :math:`\phi` with :math:`\phi(\mathbf{x})^\top\phi(\mathbf{x}') = (\mathbf{x}^\top\mathbf{x}' + c_0)^p`.
 
     By the multinomial theorem, with :math:`k_0 = p - \sum_i k_i`,
 
     .. math::
 
-        (\mathbf{x}^\top\mathbf{z} + c_0)^p
+        (\mathbf{x}^\top\mathbf{x}' + c_0)^p
         = \sum_{k_0 + k_1 + \dots + k_d = p} \frac{p!}{k_0!\,k_1!\cdots k_d!}\,
-          c_0^{k_0} \prod_i (x_i z_i)^{k_i},
+          c_0^{k_0} \prod_i (x_i x'_i)^{k_i},
 
     so one feature per monomial :math:`\prod_i x_i^{k_i}` of degree :math:`\le p`,
     weighted by the square root of its coefficient, reproduces the kernel. For
