@@ -8,7 +8,7 @@ the ratio of between-class to within-class scatter of the projections,
           \\qquad \\mathbf{w}^* = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-),
 
 and then classifies by comparing the 1-D projection with a threshold
-:math:`y_0`: :math:`g(\\mathbf{x}) = \\mathbf{w}^\\top\\mathbf{x} - y_0`.
+:math:`t`: :math:`f(\\mathbf{x}) = \\mathbf{w}^\\top\\mathbf{x} - t`.
 """
 
 from __future__ import annotations
@@ -49,23 +49,23 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
     Parameters
     ----------
     threshold : {"midpoint", "mean", "bayes"}, default="midpoint"
-        Where to cut the projection :math:`\\tilde{x} = \\mathbf{w}^\\top\\mathbf{x}`:
+        Where to cut the projection :math:`s = \\mathbf{w}^\\top\\mathbf{x}`:
 
-        * ``"midpoint"``: :math:`y_0 = (\\tilde m_+ + \\tilde m_-)/2`, halfway
+        * ``"midpoint"``: :math:`t = (\\tilde m_+ + \\tilde m_-)/2`, halfway
           between the projected class means :math:`\\tilde m_\\pm = \\mathbf{w}^\\top\\mathbf{m}_\\pm`;
-        * ``"mean"``: :math:`y_0 = \\tilde m = \\mathbf{w}^\\top\\mathbf{m}`, the
+        * ``"mean"``: :math:`t = \\tilde m = \\mathbf{w}^\\top\\mathbf{m}`, the
           projected mean of all samples (so each class weighs by its count);
         * ``"bayes"``: the Bayes threshold for two Gaussian classes sharing one
           covariance :math:`\\Sigma` with priors :math:`P_\\pm`,
 
-          .. math:: y_0 = \\frac{\\tilde m_+ + \\tilde m_-}{2}
+          .. math:: t = \\frac{\\tilde m_+ + \\tilde m_-}{2}
                     - \\frac{\\tilde\\sigma^2 \\ln(P_+/P_-)}{\\tilde m_+ - \\tilde m_-},
                     \\qquad \\tilde\\sigma^2 = \\mathbf{w}^\\top\\Sigma\\mathbf{w},
 
           where :math:`\\Sigma = S_w/N` is the maximum-likelihood estimate of the
           shared covariance (the choice of scikit-learn's default
           ``LinearDiscriminantAnalysis``; the unbiased :math:`S_w/(N-2)` would
-          move the threshold slightly when the priors differ). With :math:`\\mathbf{w} = S_w^{-1}(\\mathbf{m}_+-\\mathbf{m}_-)`
+          move the threshold slightly when the priors differ). With ``reg=0``, :math:`\\mathbf{w} = S_w^{-1}(\\mathbf{m}_+-\\mathbf{m}_-)`
           this rule is exactly the plug-in Bayes rule
           :math:`\\ln p(\\mathbf{x}\\mid +)P_+ > \\ln p(\\mathbf{x}\\mid -)P_-`
           (the quadratic terms in :math:`\\mathbf{x}` cancel). The boundary moves
@@ -96,7 +96,7 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features)
         :math:`\\mathbf{w} = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)` (not normalised).
     threshold_ : float
-        :math:`y_0`; ``intercept_ == -threshold_``.
+        :math:`t`; ``intercept_ == -threshold_``.
     intercept_ : ndarray of shape (1,)
     n_features_in_ : int
     """

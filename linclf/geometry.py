@@ -1,14 +1,14 @@
 """Geometry of a linear discriminant: augmented vectors and signed distances.
 
-A two-class linear discriminant is :math:`g(\\mathbf{x}) = \\mathbf{w}^\\top
+A two-class linear discriminant is :math:`f(\\mathbf{x}) = \\mathbf{w}^\\top
 \\mathbf{x} + b`. Appending a constant 1 to every sample turns it into a single
 inner product,
 
-.. math:: g(\\mathbf{x}) = \\mathbf{a}^\\top \\hat{\\mathbf{x}}, \\qquad
-          \\hat{\\mathbf{x}} = (\\mathbf{x}, 1), \\quad \\mathbf{a} = (\\mathbf{w}, b),
+.. math:: f(\\mathbf{x}) = \\mathbf{a}^\\top \\tilde{\\mathbf{x}}, \\qquad
+          \\tilde{\\mathbf{x}} = (\\mathbf{x}, 1), \\quad \\mathbf{a} = (\\mathbf{w}, b),
 
 and multiplying the augmented vectors of the negative class by :math:`-1`
-(the *normalised* augmented vectors :math:`\\mathbf{z}_i = y_i \\hat{\\mathbf{x}}_i`)
+(the *normalised* augmented vectors :math:`\\mathbf{z}_i = y_i \\tilde{\\mathbf{x}}_i`)
 turns "every sample on its correct side" into the single condition
 :math:`\\mathbf{a}^\\top \\mathbf{z}_i > 0` for all :math:`i`.
 
@@ -26,7 +26,7 @@ __all__ = ["augment", "normalize_augmented", "signed_distance"]
 
 
 def augment(X):
-    """Append a column of ones: :math:`\\hat{\\mathbf{x}} = (\\mathbf{x}, 1)`.
+    """Append a column of ones: :math:`\\tilde{\\mathbf{x}} = (\\mathbf{x}, 1)`.
 
     Parameters
     ----------
@@ -57,7 +57,7 @@ def normalize_augmented(X, y):
     -------
     Z : ndarray of shape (n_samples, n_features + 1)
         A weight vector :math:`\\mathbf{a} = (\\mathbf{w}, b)` classifies every
-        sample correctly (``classes_[1]`` where :math:`g > 0`) exactly when
+        sample correctly (``classes_[1]`` where :math:`f > 0`) exactly when
         ``Z @ a > 0`` holds elementwise.
     """
     X, y = check_X_y(X, y)
@@ -74,7 +74,7 @@ def _as_weight_vector(w, b):
 
 
 def signed_distance(X, w, b):
-    """Signed Euclidean distance of each sample to the hyperplane :math:`g = 0`.
+    """Signed Euclidean distance of each sample to the hyperplane :math:`f = 0`.
 
     .. math:: r(\\mathbf{x}) = \\frac{\\mathbf{w}^\\top \\mathbf{x} + b}{\\lVert \\mathbf{w} \\rVert}
 
