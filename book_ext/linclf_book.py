@@ -14,6 +14,11 @@
   ``scripts/book.sh`` to report.
 * ``LINCLF_BOOK_BUILD=1`` is set for the executing kernels, so
   ``linclf.interactive`` emits static HTML sliders instead of live widgets.
+* Accessibility (``accessibility.py``, ``static/linclf.css``): the built pages
+  are corrected for the WCAG 2.1 A/AA rules axe-core checks (label in name,
+  language of Chinese text, list roles), links and focus rings get enough
+  contrast, the colour mode defaults to light (the theme's empty default
+  logged an error on every page) and the site has a favicon.
 * Downloads: the generated notebooks and one zip of them all are served by the
   site (``_static/downloads/``); every page that has a notebook gets it, and
   the zip, in the theme's download menu.
@@ -30,6 +35,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from accessibility import fix_site
 from notebook_map import NOTEBOOK_DIRS, notebook_for
 
 LOGGER = logging.getLogger(__name__)
@@ -75,6 +81,22 @@ def rewrite_launch_buttons(app, pagename, templatename, context, doctree):
 
 
 ZIP_NAME = "linear-classifiers-notebooks.zip"
+STATIC = Path(__file__).parent / "static"
+
+
+def configure_theme(app, config):
+    """Our CSS and favicon, and a valid default colour mode for the theme."""
+    config.html_static_path = list(config.html_static_path) + [str(STATIC)]
+    if not config.html_favicon:
+        config.html_favicon = str(STATIC / "favicon.svg")
+    # the theme's page template reads default_mode from the context; empty, it
+    # logs "invalid theme mode" on every page
+    config.html_context = {**config.html_context, "default_mode": "light"}
+
+
+def make_pages_accessible(app, exception):
+    if exception is None and app.builder.format == "html":
+        LOGGER.info("linclf: accessibility fixes on %d pages", fix_site(Path(app.outdir)))
 
 
 def stage_downloads(app, config):
@@ -177,6 +199,9 @@ def setup(app):
     app.connect("html-page-context", drop_thebe_assets, priority=900)
     app.connect("html-page-context", add_download_buttons, priority=900)
     app.connect("config-inited", stage_downloads)
+    app.connect("config-inited", configure_theme)
+    app.add_css_file("linclf.css")
+    app.connect("build-finished", make_pages_accessible)
     app.connect("doctree-read", check_execution_time)
     app.connect("build-finished", write_execution_times)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

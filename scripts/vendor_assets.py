@@ -52,6 +52,17 @@ PACKAGES = [
     ),
 ]
 
+# Test-only assets (never part of the site): name -> (version, tarball, integrity, member).
+TEST_PACKAGES = {
+    "axe-core": (
+        "4.14.1",
+        "axe-core-4.14.1.tgz",
+        "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+        "package/axe.min.js",
+    ),
+}
+TEST_DIR = ROOT / "_vendor_cache" / "test"
+
 # Files whose presence means "already vendored".
 MARKERS = ["mathjax/tex-chtml.js", "html-manager/embed-amd.js", "require.js"]
 
@@ -126,6 +137,22 @@ def extract(tarball: Path, mapping: list[tuple[str, str]]) -> int:
                 count += 1
                 break
     return count
+
+
+def test_asset(name: str) -> Path:
+    """Path of a test-only asset (e.g. axe-core's ``axe.min.js``), fetched and verified once."""
+    version, tarball, want, member = TEST_PACKAGES[name]
+    out = TEST_DIR / name / Path(member).name
+    if out.is_file():
+        return out
+    path = fetch(name, version, tarball)
+    if integrity(path) != want:
+        raise SystemExit(f"vendor_assets: {tarball} does not match its pinned integrity hash")
+    with tarfile.open(path, "r:gz") as tar:
+        data = tar.extractfile(member).read()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(data)
+    return out
 
 
 def write_widgets_path() -> None:

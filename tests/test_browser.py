@@ -293,3 +293,62 @@ def test_live_widget_renders_from_vendored_manager(tiny_book, context):
         page.close()
         httpd.shutdown()
         httpd.server_close()
+
+
+# ---------------------------------------------------------------------------
+# Accessibility: axe-core (npm, pinned, test-only, injected from the local file)
+# finds no serious or critical WCAG 2.0/2.1 A/AA violation on any page, and the
+# demos work from the keyboard with a visible focus ring.
+
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@pytest.fixture(scope="module")
+def axe_js():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vendor_assets", ROOT / "scripts" / "vendor_assets.py")
+    vendor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(vendor)
+    return vendor.test_asset("axe-core")
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page_is_accessible(docname, server, context, axe_js):
+    page = context.new_page()
+    console_errors = []
+    page.on("console", lambda m: m.type == "error" and console_errors.append(m.text))
+    try:
+        page.goto(f"{server}/{docname}.html", wait_until="load")
+        page.add_script_tag(path=str(axe_js))
+        violations = page.evaluate(
+            """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))
+                 .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+                 .map(v => `${v.id} (${v.impact}): ${v.nodes.length} x ${v.nodes[0].html.slice(0, 120)}`)""",
+            AXE_TAGS,
+        )
+        assert not violations, "\n".join(violations)
+        assert not console_errors, console_errors
+        if docname == "appendices/glossary":
+            # Chinese text is marked as such, so screen readers switch language
+            n_zh = page.locator('[lang="zh-Hans"]').count()
+            assert n_zh > 50, f"only {n_zh} elements marked lang=zh-Hans in the glossary"
+    finally:
+        page.close()
+
+
+def test_demo_slider_works_from_the_keyboard_with_a_visible_focus(server, context):
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/chapters/01_discriminants.html", wait_until="load")
+        slider = page.locator("div.linclf-slider input[type=range]").first
+        image = page.locator("div.linclf-slider img").first
+        before = image.get_attribute("src")
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(100)
+        assert image.get_attribute("src") != before, "the arrow key did not move the demo"
+        outline = slider.evaluate("el => getComputedStyle(el).outlineStyle")
+        assert outline not in ("", "none"), f"no visible focus ring on the slider (outline-style {outline})"
+    finally:
+        page.close()
