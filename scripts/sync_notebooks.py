@@ -11,21 +11,61 @@ sources, executed by the reader.
 
 ``tests/test_notebooks.py`` uses :func:`expected_notebooks` to check that the
 committed notebooks match their sources.
+
+The first cell of every generated notebook is the self-install cell (hidden on
+the website): on Colab or a bare Binder it installs linclf from the repository
+named in ``_config.yml`` (``repository.url``), the one place that names it, so a
+fork of the book is one edit there. The MyST sources carry no such cell.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 import jupytext
 import nbformat
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book_ext"))
 
 from notebook_map import NOTEBOOK_DIRS, notebook_for  # noqa: E402
+
+
+# Modules a page may import that Colab does not ship -> their pip names.
+EXTRA_PACKAGES = {"myst_nb": "myst-nb"}
+INSTALL_MARKER = "# Self-install: on Colab or a bare Binder"
+
+
+def repository_url() -> str:
+    """The book's repository, from ``_config.yml``."""
+    return yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+
+
+def install_cell_source(url: str, extras: list[str]) -> str:
+    """The self-install cell: a no-op where linclf is importable."""
+    # a bare VCS URL (not "linclf @ URL"): PEP 508 rejects file:/// URLs, which the tests use
+    pip = " ".join([f'"git+{url}"', "sympy", "ipywidgets", *extras])
+    return (
+        f"{INSTALL_MARKER}, fetch linclf from the book's repository\n"
+        "# (and what the page needs besides). Does nothing if linclf is importable.\n"
+        "try:\n"
+        "    import linclf\n"
+        "except ImportError:\n"
+        f"    %pip install --quiet {pip}\n"
+        "    import linclf"
+    )
+
+
+def _extras(cells) -> list[str]:
+    imported = set()
+    for cell in cells:
+        if cell.cell_type == "code":
+            imported |= set(re.findall(r"^\s*(?:from|import)\s+(\w+)", cell.source, re.M))
+    return sorted(pip for module, pip in EXTRA_PACKAGES.items() if module in imported)
 
 
 def is_notebook_source(path: Path) -> bool:
@@ -45,12 +85,22 @@ def sources() -> list[Path]:
     return found
 
 
-def to_ipynb_text(source: Path) -> str:
-    """The notebook generated from ``source``, as the exact text to store."""
+def to_ipynb_text(source: Path, url: str | None = None) -> str:
+    """The notebook generated from ``source``, as the exact text to store.
+
+    ``url`` is the repository the install cell installs from (default: the one
+    in ``_config.yml``; a test points it at the local checkout).
+    """
     nb = jupytext.read(source, fmt="md:myst")
     # Drop jupytext's own bookkeeping (format and version of the text file): the
     # .ipynb is a plain notebook, not a paired one.
     nb.metadata.pop("jupytext", None)
+    nb.cells = [c for c in nb.cells if not c.source.lstrip().startswith(INSTALL_MARKER)]
+    install = nbformat.v4.new_code_cell(
+        install_cell_source(url or repository_url(), _extras(nb.cells)),
+        metadata={"tags": ["remove-cell"]},
+    )
+    nb.cells.insert(0, install)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []

@@ -170,3 +170,53 @@ def test_binder_environment_installs_the_repository():
             assert lock.get(name.lower()) == version, f"binder pin {line} differs from requirements/lock.txt"
     pinned = {line.split("==")[0].lower() for line in lines if "==" in line}
     assert {"numpy", "matplotlib", "sympy", "ipywidgets", "myst-nb"} <= pinned
+
+
+def test_the_install_cell_follows_the_configured_repository(tmp_path):
+    # Forking the book is one edit: repository.url in _config.yml.
+    sync = _sync_module()
+    src = ROOT / "exercises" / "fisher.md"
+    fork = nbformat.reads(sync.to_ipynb_text(src, url="https://example.org/fork/book"), 4)
+    first = fork.cells[0].source
+    assert 'git+https://example.org/fork/book"' in first and REPO_URL not in first
+    assert sum("%pip install" in c.source for c in fork.cells) == 1
+
+
+@pytest.mark.slow
+def test_a_notebook_runs_in_a_colab_like_environment(tmp_path):
+    """A fresh venv with only what Colab ships; the install cell fetches linclf from this checkout."""
+    import subprocess
+
+    from nbclient import NotebookClient
+
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
+        pytest.skip("not a git checkout: pip cannot install git+file:// from it")
+    env_dir = tmp_path / "colab"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
+    py = env_dir / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "numpy", "matplotlib", "sympy", "ipywidgets", "ipykernel"], check=True, timeout=900)
+    # (run from tmp_path: python -c puts the working directory, the checkout, on sys.path)
+    probe = subprocess.run([str(py), "-c", "import linclf"], capture_output=True, cwd=tmp_path)
+    assert probe.returncode != 0, "the fresh environment must not have linclf yet"
+    subprocess.run([str(py), "-m", "ipykernel", "install", "--prefix", str(env_dir), "--name", "colab-like"],
+                   check=True, capture_output=True)
+    sync = _sync_module()
+    nb = nbformat.reads(sync.to_ipynb_text(ROOT / "exercises" / "discriminants.md", url=f"file://{ROOT}"), 4)
+    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "LINCLF_BOOK_BUILD")}
+    os.environ["JUPYTER_PATH"] = str(env_dir / "share" / "jupyter")
+    os.environ.pop("LINCLF_BOOK_BUILD", None)
+    try:
+        NotebookClient(nb, timeout=900, kernel_name="colab-like",
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        for key, value in env_backup.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    installed = subprocess.run([str(py), "-c", "import linclf, sys; print(linclf.__file__)"],
+                               capture_output=True, text=True, cwd=tmp_path)
+    assert installed.returncode == 0 and str(env_dir) in installed.stdout
