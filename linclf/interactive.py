@@ -159,6 +159,18 @@ class StaticSlider:
     def __len__(self) -> int:
         return len(self.frames)
 
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        # The HTML slider for the website and Jupyter; beside it the initial frame
+        # as a PNG and a one-line description, which is what a PDF or any other
+        # front end without JavaScript shows.
+        bundle = {
+            "text/html": self._repr_html_(),
+            "text/plain": f"[interactive demo: {self.name} = {self.labels[self.initial]}]",
+        }
+        if self.kind == "img":
+            bundle["image/png"] = self.frames[self.initial].split(",", 1)[1]
+        return bundle
+
     def _repr_html_(self) -> str:
         uid, i = self.uid, self.initial
         payload = json.dumps(
@@ -330,12 +342,12 @@ class Demo:
         return widgets.VBox([slider, out])
 
     def _ipython_display_(self):
-        from IPython.display import HTML, display
+        from IPython.display import display
 
         if _in_live_kernel():
             display(self.widget())
         else:
-            display(HTML(self._repr_html_()))
+            display(self.static())
 
 
 def demo(render: Callable, /, *, dpi=80, max_frames=MAX_FRAMES, initial=None, alt=None, fmt=None, **param):

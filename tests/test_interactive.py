@@ -171,3 +171,24 @@ def test_widget_calls_render_live():
     slider.value = 3
     assert calls == [2, 3]
     assert not d._static, "the live widget must not precompute the static frames"
+
+
+def test_static_slider_offers_a_png_of_its_initial_frame_beside_the_html():
+    # A PDF (or any front end without JavaScript) shows the initial frame, not a repr.
+    import base64
+
+    import matplotlib.pyplot as plt
+
+    figs = []
+    for k in range(3):
+        fig, ax = plt.subplots(figsize=(1, 1))
+        ax.plot([0, k])
+        figs.append(fig)
+    slider = static_slider(figs, ["a", "b", "c"], name="k", initial=1)
+    bundle = slider._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "image/png", "text/plain"}
+    assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert bundle["image/png"] == slider.frames[1].split(",", 1)[1]
+    assert "object>" not in bundle["text/plain"] and "k = b" in bundle["text/plain"]
+    html_only = static_slider(["<b>1</b>", "<b>2</b>"], ["1", "2"])._repr_mimebundle_()
+    assert "image/png" not in html_only and html_only["text/plain"].startswith("[interactive demo")
