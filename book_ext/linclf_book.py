@@ -19,6 +19,7 @@
   language of Chinese text, list roles), links and focus rings get enough
   contrast, the colour mode defaults to light (the theme's empty default
   logged an error on every page) and the site has a favicon.
+* PDF edition (``latex_edition.py``): chapter numbering follows ``_toc.yml``.
 * Downloads: the generated notebooks and one zip of them all are served by the
   site (``_static/downloads/``); every page that has a notebook gets it, and
   the zip, in the theme's download menu.
@@ -36,6 +37,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from accessibility import fix_site
+from latex_edition import fix_latex
 from notebook_map import NOTEBOOK_DIRS, notebook_for
 
 LOGGER = logging.getLogger(__name__)
@@ -97,6 +99,12 @@ def configure_theme(app, config):
 def make_pages_accessible(app, exception):
     if exception is None and app.builder.format == "html":
         LOGGER.info("linclf: accessibility fixes on %d pages", fix_site(Path(app.outdir)))
+
+
+def correct_latex(app, exception):
+    if exception is None and app.builder.name == "latex":
+        for tex in fix_latex(Path(app.outdir), Path(app.srcdir)):
+            LOGGER.info("linclf: PDF edition corrections in %s", tex.name)
 
 
 def stage_downloads(app, config):
@@ -202,6 +210,7 @@ def setup(app):
     app.connect("config-inited", configure_theme)
     app.add_css_file("linclf.css")
     app.connect("build-finished", make_pages_accessible)
+    app.connect("build-finished", correct_latex)
     app.connect("doctree-read", check_execution_time)
     app.connect("build-finished", write_execution_times)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
