@@ -83,6 +83,7 @@ def rewrite_launch_buttons(app, pagename, templatename, context, doctree):
 
 
 ZIP_NAME = "linear-classifiers-notebooks.zip"
+PDF_NAME = "linear-classifiers.pdf"
 STATIC = Path(__file__).parent / "static"
 
 
@@ -121,6 +122,10 @@ def stage_downloads(app, config):
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(nb, dest)
     target.mkdir(parents=True, exist_ok=True)
+    # the PDF edition, when scripts/pdf.sh has built it (scripts/test.sh does, first)
+    pdf = Path(app.outdir).parent / "latex" / PDF_NAME
+    if pdf.is_file():
+        shutil.copyfile(pdf, target / PDF_NAME)
     with zipfile.ZipFile(target / ZIP_NAME, "w", zipfile.ZIP_DEFLATED) as zf:
         for nb in notebooks:
             zf.write(nb, nb.relative_to(src).as_posix())

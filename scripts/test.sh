@@ -15,6 +15,10 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
+# The PDF edition first (it installs TeX Live from Debian's packages when
+# missing), so that the website built next serves it (tests/test_pdf.py).
+bash scripts/pdf.sh
+
 bash scripts/book.sh
 
 export LINCLF_SITE_BUILT=1

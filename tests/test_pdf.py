@@ -1,0 +1,70 @@
+"""The PDF edition (scripts/pdf.sh): _build/latex/linear-classifiers.pdf.
+
+scripts/test.sh builds it (installing TeX Live from Debian's packages) before
+the tests; without a TeX toolchain on the machine the checks are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = [pytest.mark.book, pytest.mark.slow]
+
+PDF = ROOT / "_build" / "latex" / "linear-classifiers.pdf"
+
+
+@pytest.fixture(scope="module")
+def pdf_text():
+    if shutil.which("xelatex") is None or shutil.which("pdftotext") is None:
+        pytest.skip("no TeX toolchain here (scripts/pdf.sh installs it)")
+    assert PDF.is_file(), f"{PDF.relative_to(ROOT)} is missing: run scripts/pdf.sh"
+    return subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_size_and_title(pdf_text):
+    info = subprocess.run(["pdfinfo", str(PDF)], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    assert pages > 150, f"only {pages} pages"
+    assert pdf_text.lstrip().startswith("Linear Classifiers")
+
+
+def test_chapters_numbered_as_on_the_website(pdf_text):
+    toc = pdf_text[: pdf_text.index("Glossary")]
+    for n, title in [(1, "Linear discriminant functions"), (2, "Fisher’s linear discriminant"),
+                     (10, "Sequential minimal optimisation"), (11, "Comparing the losses")]:
+        assert re.search(rf"^\s*{n}\s+{re.escape(title)}", toc, re.M), f"chapter {n} {title!r}"
+    assert not re.search(r"^\s*\d+\s+Notation\b", toc, re.M), "the front matter is numbered"
+    for appendix in ("Exercises: kernels", "Errata of the source documents", "References"):
+        assert appendix in pdf_text
+
+
+def test_chinese_text_is_typeset(pdf_text):
+    for term in ("感知器", "支持向量机", "线性分类"):
+        assert term in pdf_text, f"{term} missing: CJK glyphs not typeset"
+    fonts = subprocess.run(["pdffonts", str(PDF)], capture_output=True, text=True, check=True).stdout
+    assert "NotoSerifCJK" in fonts.replace(" ", "")
+
+
+def test_no_object_reprs_and_no_missing_glyphs(pdf_text):
+    for bad in ("object>", "<Figure size", "Output hidden"):
+        assert bad not in pdf_text, f"{bad!r} printed in the PDF"
+    log = (ROOT / "_build" / "latex" / "linear-classifiers.log").read_text(errors="replace")
+    assert "Missing character" not in log
+
+
+def test_the_site_offers_the_pdf():
+    site = ROOT / "_build" / "html"
+    if not PDF.is_file():
+        pytest.skip("no PDF built")
+    if not (site / "_static" / "downloads").is_dir():
+        pytest.skip("no website built")
+    served = site / "_static" / "downloads" / "linear-classifiers.pdf"
+    assert served.is_file() and served.stat().st_size == PDF.stat().st_size
+    assert 'href="_static/downloads/linear-classifiers.pdf"' in (site / "intro.html").read_text()
