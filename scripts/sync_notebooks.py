@@ -37,7 +37,8 @@ from notebook_map import NOTEBOOK_DIRS, notebook_for  # noqa: E402
 
 # Modules a page may import that Colab does not ship -> their pip names.
 EXTRA_PACKAGES = {"myst_nb": "myst-nb"}
-INSTALL_MARKER = "# Self-install: on Colab or a bare Binder"
+# the grader recognises (and drops) the install cell by this first line
+from linclf.grading.notebook import INSTALL_CELL_MARKER as INSTALL_MARKER  # noqa: E402
 
 
 def repository_url() -> str:

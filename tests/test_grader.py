@@ -287,3 +287,30 @@ def test_gradescope_bundle(tmp_path):
     assert not any("solutions" in n for n in names)
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(gs / script)]).returncode == 0
+
+
+def test_list_prints_the_exercises_as_json(capsys):
+    import json
+
+    from linclf.grading.cli import main
+    from linclf.grading.framework import KINDS
+
+    assert main(["--list", "perceptron"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [e["name"] for e in listing] == list(get_set("perceptron").exercises)
+    assert all(set(e) == {"name", "title", "points", "kind"} and e["kind"] in KINDS for e in listing)
+    assert sum(e["points"] for e in listing) == get_set("perceptron").max_points()
+    assert main(["--list", "nope"]) == 2
+
+
+def test_without_sympy_the_grader_says_what_to_install(tmp_path):
+    import subprocess
+
+    # a module named sympy that fails to import shadows the real one, as if only linclf were installed
+    (tmp_path / "sympy.py").write_text("raise ImportError('no sympy here')\n")
+    proc = subprocess.run([sys.executable, "-c", "import sys; from linclf.grading.cli import main; "
+                           "sys.exit(main(['--list', 'perceptron']))"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "linclf-grade: the grader needs sympy; install it with: pip install sympy"
+    assert "Traceback" not in proc.stderr

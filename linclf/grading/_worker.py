@@ -382,6 +382,42 @@ class Channel:
         return _loads(line)
 
 
+def _install_import_policy(policy):
+    """Refuse, at run time, the imports the set's policy forbids (linclf.grading.imports).
+
+    ``linclf`` and ``linclf.grading`` become stubs (``check``/``student`` do
+    nothing here): the submission never loads the library's implementations.
+    Imports made by allowed libraries themselves (numpy importing threading)
+    are not the submission's and pass.
+    """
+    import importlib.abc
+    import types
+
+    allowed = frozenset(policy["allowed"])
+    grading = policy["grading"]
+    package = types.ModuleType("linclf")
+    package.__path__ = []
+    stub = types.ModuleType(grading)
+    stub.check = stub.student = lambda *args, **kwargs: None
+    package.grading = stub
+    sys.modules["linclf"], sys.modules[grading] = package, stub
+
+    class Policy(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename.startswith("<frozen"):
+                frame = frame.f_back
+            if frame is None or not frame.f_code.co_filename.startswith("<cell"):
+                return None
+            top = name.split(".", 1)[0]
+            if name == grading or name.startswith(grading + ".") or (top in allowed and top != "linclf"):
+                return None
+            raise ImportError(f"import of {name} is not allowed in this exercise set "
+                              f"({policy['description']})")
+
+    sys.meta_path.insert(0, Policy())
+
+
 def main():
     # keep the protocol pipes on private descriptors; the student sees no stdin
     # and its low-level writes to fd 1/2 go to the (capped) stderr pipe
@@ -402,6 +438,8 @@ def main():
         return 3
     chan.send({"event": "sandbox", **report})
 
+    if cfg.get("imports"):
+        _install_import_policy(cfg["imports"])
     namespace = {"__name__": "__submission__", "__builtins__": __builtins__}
     cell_errors = {}
     real_stdout, real_stderr = sys.stdout, sys.stderr

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import json
 import multiprocessing
 import sys
 import time
@@ -37,6 +38,8 @@ def _parser():
     p.add_argument("--memory", type=int, default=1024, help="memory limit of a worker, MiB")
     p.add_argument("--out", metavar="DIR", default="grading-results", help="output directory")
     p.add_argument("--template", metavar="SET", help="print the .py template of SET and exit")
+    p.add_argument("--list", metavar="SET",
+                   help="print SET's exercises as JSON (name, title, points, kind) and exit")
     p.add_argument("--gradescope-bundle", metavar="SET",
                    help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out")
     p.add_argument("--quiet", action="store_true", help="no per-submission lines")
@@ -59,6 +62,22 @@ def _grade_one(args):
 
 def main(argv=None):
     args = _parser().parse_args(argv)
+    try:
+        import sympy  # noqa: F401  (the sets' symbolic tests need it)
+    except ImportError:
+        print("linclf-grade: the grader needs sympy; install it with: pip install sympy",
+              file=sys.stderr)
+        return 2
+    if args.list:
+        try:
+            exset = get_set(args.list)
+        except ValueError as exc:
+            print(f"linclf-grade: {exc}", file=sys.stderr)
+            return 2
+        listing = [{"name": ex.name, "title": ex.title, "points": exset.max_points(ex.name),
+                    "kind": ex.kind} for ex in exset.exercises.values()]
+        print(json.dumps(listing, indent=1))
+        return 0
     if args.template:
         try:
             sys.stdout.write(get_set(args.template).template())

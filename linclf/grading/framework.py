@@ -78,15 +78,25 @@ test.__test__ = False  # not a pytest test
 TestSpec.__test__ = False
 
 
+#: What an exercise asks for (``linclf-grade --list`` reports it).
+KINDS = ("derivation", "proof", "implementation", "experiment", "find-the-error", "concept",
+         "formula")
+
+
 @dataclasses.dataclass
 class Exercise:
-    """One function the student writes."""
+    """One function the student writes; ``kind`` is one of :data:`KINDS`."""
 
     name: str
     title: str
     signature: str
     doc: str
     stub: str = "raise NotImplementedError"
+    kind: str = "formula"
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"exercise {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
 
     def template(self):
         body = textwrap.indent(textwrap.dedent(self.doc).strip(), "    ")
@@ -106,21 +116,27 @@ class ExerciseSet:
         The chapter file stem (``"03_perceptron"``).
     preamble : str
         Imports the exercises need (written at the top of the template).
+    allow_imports : tuple of str
+        Top-level modules a submission may import besides numpy, sympy, math,
+        the pure standard library and ``linclf.grading``
+        (:mod:`linclf.grading.imports`).
     """
 
-    def __init__(self, name, title, chapter, preamble="import numpy as np\n"):
+    def __init__(self, name, title, chapter, preamble="import numpy as np\n", allow_imports=()):
         self.name = name
         self.title = title
         self.chapter = chapter
         self.preamble = preamble
+        self.allow_imports = tuple(allow_imports)
         self.exercises = {}
         self._module = None
 
-    def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError"):
-        """Declare an exercise (the function ``name``)."""
+    def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError",
+                 kind="formula"):
+        """Declare an exercise (the function ``name``) of the given ``kind``."""
         if name in self.exercises:
             raise ValueError(f"exercise {name!r} declared twice")
-        ex = Exercise(name, title, signature, doc, stub)
+        ex = Exercise(name, title, signature, doc, stub, kind)
         self.exercises[name] = ex
         return ex
 

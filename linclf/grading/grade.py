@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from .framework import StudentError, get_set, load_private_tests, run_tests
+from .imports import describe_policy, violations, worker_policy
 from .notebook import SubmissionError, read_submission
 from .sandbox import Worker, WorkerError, WorkerTimeout
 from .values import BadValue, decode_value, encode_args
@@ -128,8 +129,10 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
         hide.append(str(sol))
     hide.append(str(Path(path).resolve().parent))
     budget = float(budget) if budget is not None else max(60.0, 8 * float(timeout))
+    banned = violations(cells, exset.exercises, exset.allow_imports)
     worker = Worker(cells, hide=hide, timeout=timeout, memory=memory,
-                    cell_timeout=min(timeout, 10.0), load_budget=min(budget, 120.0))
+                    cell_timeout=min(timeout, 10.0), load_budget=min(budget, 120.0),
+                    imports=worker_policy(exset.allow_imports))
     skip = set()
     try:
         try:
@@ -148,10 +151,26 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
     finally:
         worker.close()
         result["seconds"] = round(time.monotonic() - started, 3)
+    _apply_import_policy(result, banned, exset.allow_imports)
     result["score"] = float(sum(t["score"] for t in result["tests"]))
     for t in result["tests"]:
         result["exercises"][t["exercise"]] = result["exercises"].get(t["exercise"], 0.0) + t["score"]
     return result
+
+
+def _apply_import_policy(result, banned, extra):
+    """Zero the tests of exercises that reach a forbidden import, saying which."""
+    for t in result["tests"]:
+        modules = banned.get(t["exercise"])
+        if not modules:
+            continue
+        line = (f"import policy: {t['exercise']}() can reach "
+                f"{', '.join(modules)}, which this set does not allow ({describe_policy(extra)}); "
+                "0 points for this exercise")
+        t["score"] = 0.0
+        t["status"] = "failed"
+        t["output"] = line if t.get("hidden") else (line + ("\n" + t["output"] if t.get("output") else ""))
+    result["imports"] = {ex: mods for ex, mods in banned.items()}
 
 
 def _all_failed(tests, message):

@@ -15,6 +15,10 @@ import re
 from pathlib import Path
 
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
+#: First line of the self-install cell that scripts/sync_notebooks.py writes
+#: into every generated notebook; the grader drops that cell (it only installs
+#: linclf, and its ``import linclf`` is not the student's).
+INSTALL_CELL_MARKER = "# Self-install: on Colab or a bare Binder"
 _MAGIC = re.compile(r"^\s*(%|!)")
 _HELP = re.compile(r"^\s*[\w.]+\s*\?{1,2}\s*$")
 
@@ -72,6 +76,8 @@ def notebook_cells(data):
         if isinstance(source, list):
             source = "".join(s for s in source if isinstance(s, str))
         if not isinstance(source, str):
+            continue
+        if source.lstrip().startswith(INSTALL_CELL_MARKER):
             continue
         source = clean_source(source)
         if source.strip():

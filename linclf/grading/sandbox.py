@@ -116,8 +116,9 @@ class Worker:
     """
 
     def __init__(self, cells, *, hide=(), timeout=10.0, memory=1 << 30,
-                 cell_timeout=10.0, cpu=120, load_budget=60.0):
+                 cell_timeout=10.0, cpu=120, load_budget=60.0, imports=None):
         self.cells = list(cells)
+        self.imports = imports  # the run-time import policy (linclf.grading.imports)
         self.timeout = float(timeout)
         self.cell_timeout = float(cell_timeout)
         self.memory = int(memory)
@@ -166,6 +167,7 @@ class Worker:
             "limits": {"memory": self.memory, "cpu": self.cpu, "fsize": 1 << 20},
             "cells": cells,
             "cell_timeout": self.cell_timeout,
+            "imports": self.imports,
         })
         deadline = time.monotonic() + self.load_budget
         current = None
