@@ -109,7 +109,7 @@ def test_the_rules_catch_what_they_should():
 # ---------------------------------------------------------------------------
 # Every solution is executed.
 
-SOLUTION = re.compile(r"^```\{solution\}\s+(\S+)", re.M)
+SOLUTION = re.compile(r"^(```|:::)\{solution\}\s+(\S+)", re.M)
 CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 
 
@@ -124,10 +124,11 @@ def test_every_solution_is_followed_by_its_checking_cell(path):
     assert solutions, f"{path.name} has no {{solution}} blocks"
     problems = []
     for sol in solutions:
-        label = sol.group(1)
-        end = text.index("\n```", sol.end())  # closing fence of the solution
+        fence, label = sol.group(1), sol.group(2)
+        close = re.compile(rf"^{re.escape(fence)}[ \t]*$", re.M).search(text, sol.end())
+        end = close.end()  # closing fence of the solution
         following = cells_after(text, end)
-        between = text[end + 4: following[0].start()] if following else ""
+        between = text[end: following[0].start()] if following else ""
         if not following or between.strip():
             problems.append(f"{label}: no code cell directly after the solution")
             continue
