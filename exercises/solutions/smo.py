@@ -12,8 +12,8 @@ def smo_bounds(alpha, y, C):
 
 
 def smo_pair_update(alpha, y, E, K, C):
-    eta = K[0, 0] + K[1, 1] - 2 * K[0, 1]
-    a2 = alpha[1] + y[1] * (E[0] - E[1]) / eta
+    kappa = K[0, 0] + K[1, 1] - 2 * K[0, 1]
+    a2 = alpha[1] + y[1] * (E[0] - E[1]) / kappa
     L, H = smo_bounds(alpha, y, C)
     a2 = min(max(a2, L), H)
     a1 = alpha[0] + y[0] * y[1] * (alpha[1] - a2)    # keeps y1 a1 + y2 a2 fixed

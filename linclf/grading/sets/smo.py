@@ -3,7 +3,7 @@
 Notation of Platt (1998): the pair being optimised is (alpha1, alpha2), passed
 as arrays of length 2; g(x) = sum_j alpha_j y_j K(x_j, x) + b and the errors are
 E_i = g(x_i) - y_i; K is the 2 x 2 Gram matrix of the pair and
-eta = K11 + K22 - 2 K12.  Expected values are literals computed once from the
+kappa = K11 + K22 - 2 K12.  Expected values are literals computed once from the
 reference solutions.
 """
 
@@ -55,9 +55,9 @@ SET.exercise(
     signature="def smo_pair_update(alpha, y, E, K, C):",
     doc=r"""
     One SMO step on the pair: the unclipped optimum
-    alpha2_unc = alpha2 + y2 (E1 - E2) / eta, clipped to [L, H], then
+    alpha2_unc = alpha2 + y2 (E1 - E2) / kappa, clipped to [L, H], then
     alpha1 moved so that y1 alpha1 + y2 alpha2 does not change.
-    Assume eta > 0.
+    Assume kappa > 0.
 
     Parameters
     ----------
@@ -91,7 +91,7 @@ SET.exercise(
     """,
 )
 
-K_PAIR = np.array([[2.0, 0.5], [0.5, 1.0]])   # eta = 2
+K_PAIR = np.array([[2.0, 0.5], [0.5, 1.0]])   # kappa = 2
 
 
 @test("smo_bounds", points=1)
