@@ -1,28 +1,29 @@
 r"""Binary logistic regression by gradient descent or Newton's method (IRLS).
 
-The model is :math:`P(y=1 \mid \mathbf{x}) = \sigma(\mathbf{w}^\top\mathbf{x} + b)`
+The model is :math:`P(y=+1 \mid \mathbf{x}) = \sigma(\mathbf{w}^\top\mathbf{x} + b)`
 and the training objective is the mean cross-entropy plus an L2 penalty on
 :math:`\mathbf{w}` (not on the intercept :math:`b`):
 
 .. math::
 
-    L(\mathbf{w}, b) = \frac1N \sum_{n=1}^N \Big[-y_n \log \hat y_n
-        - (1 - y_n)\log(1-\hat y_n)\Big] + \frac{\alpha}{2}\lVert\mathbf{w}\rVert^2,
-    \qquad \hat y_n = \sigma(\mathbf{w}^\top\mathbf{x}_n + b),\ y_n \in \{0, 1\}.
+    L(\mathbf{w}, b) = \frac1N \sum_{n=1}^N \Big[-t_n \log p_n
+        - (1 - t_n)\log(1-p_n)\Big] + \frac{\lambda}{2}\lVert\mathbf{w}\rVert^2,
+    \qquad p_n = \sigma(\mathbf{w}^\top\mathbf{x}_n + b),\ t_n \in \{0, 1\}.
 
-With labels :math:`t_n = 2y_n - 1 \in \{-1, +1\}` the bracket equals
-:math:`\log(1 + e^{-t_n f(\mathbf{x}_n)})`, the logistic loss of the margin.
+With the labels :math:`y_n = 2t_n - 1 \in \{-1, +1\}` the bracket equals
+:math:`\log(1 + e^{-y_n f(\mathbf{x}_n)})`, the logistic loss of the margin.
+The strength :math:`\lambda` is the parameter ``alpha`` (scikit-learn's name).
 
 Gradient and Hessian (with the augmented :math:`\tilde{\mathbf{x}} = (\mathbf{x}, 1)`):
 
 .. math::
 
-    \nabla L = \frac1N \tilde X^\top(\hat{\mathbf{y}} - \mathbf{y}) + \alpha(\mathbf{w}, 0),
+    \nabla L = \frac1N \tilde X^\top(\mathbf{p} - \mathbf{t}) + \lambda(\mathbf{w}, 0),
     \qquad
-    H = \frac1N \tilde X^\top R\, \tilde X + \alpha\,\mathrm{diag}(1, \dots, 1, 0),
-    \quad R = \mathrm{diag}\big(\hat y_n(1-\hat y_n)\big).
+    H = \frac1N \tilde X^\top S\, \tilde X + \lambda\,\mathrm{diag}(1, \dots, 1, 0),
+    \quad S = \mathrm{diag}\big(p_n(1-p_n)\big).
 
-When :math:`\alpha = 0` and a hyperplane separates the two classes, the loss
+When :math:`\lambda = 0` and a hyperplane separates the two classes, the loss
 can be driven to 0 by scaling that hyperplane up: the maximum-likelihood
 estimate does not exist and the weights grow without bound. :class:`LogisticRegression`
 detects this exactly (the current iterate classifies every training point

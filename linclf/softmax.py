@@ -1,20 +1,21 @@
-r"""Softmax (multinomial logistic) regression for K >= 2 classes.
+r"""Softmax (multinomial logistic) regression for c >= 2 classes.
 
-Scores :math:`z_k = \mathbf{w}_k^\top\mathbf{x} + b_k` for the :math:`K`
+Scores :math:`f_k = \mathbf{w}_k^\top\mathbf{x} + b_k` for the :math:`c`
 classes are turned into probabilities by the softmax,
-:math:`\hat y_k = e^{z_k}/\sum_j e^{z_j}`. With one-hot targets
-:math:`\mathbf{y}_n` the training objective is
+:math:`p_k = e^{f_k}/\sum_j e^{f_j}`. With one-hot targets
+:math:`\mathbf{t}_n` the training objective is
 
 .. math::
 
-    L(W, \mathbf{b}) = -\frac1N \sum_{n=1}^N \mathbf{y}_n^\top \log\hat{\mathbf{y}}_n
-        + \frac{\alpha}{2}\lVert W\rVert_F^2,
+    L(W, b_1, \dots, b_c) = -\frac1N \sum_{n=1}^N \mathbf{t}_n^\top \log\mathbf{p}_n
+        + \frac{\lambda}{2}\lVert W\rVert_F^2,
 
 whose gradient with respect to the weight matrix is
-:math:`-\frac1N\sum_n \mathbf{x}_n(\mathbf{y}_n - \hat{\mathbf{y}}_n)^\top + \alpha W^\top`
-(of shape :math:`d \times K`; ``coef_`` stores its transpose, one row per class).
-The Jacobian of the softmax, :math:`\partial\hat{\mathbf{y}}/\partial\mathbf{z} =
-\mathrm{diag}(\hat{\mathbf{y}}) - \hat{\mathbf{y}}\hat{\mathbf{y}}^\top`, gives the Hessian.
+:math:`-\frac1N\sum_n \mathbf{x}_n(\mathbf{t}_n - \mathbf{p}_n)^\top + \lambda W^\top`
+(of shape :math:`d \times c`; ``coef_`` stores its transpose, one row per class).
+The strength :math:`\lambda` is the parameter ``alpha`` (scikit-learn's name).
+The Jacobian of the softmax, :math:`\partial\mathbf{p}/\partial\mathbf{f} =
+\mathrm{diag}(\mathbf{p}) - \mathbf{p}\mathbf{p}^\top`, gives the Hessian.
 
 **Over-parametrisation.** Adding the same vector to every
 :math:`(\mathbf{w}_k, b_k)` leaves every probability unchanged, so the loss is
@@ -66,12 +67,14 @@ def softmax_loss_and_grad(W, b, X, Y_onehot, alpha=0.0):
 
     .. math::
 
-        L = -\frac1N\sum_n \mathbf{y}_n^\top\log\operatorname{softmax}(W\mathbf{x}_n + \mathbf{b})
-            + \frac{\alpha}{2}\lVert W\rVert_F^2,
+        L = -\frac1N\sum_n \mathbf{t}_n^\top\log\operatorname{softmax}(W\mathbf{x}_n + (b_k)_k)
+            + \frac{\lambda}{2}\lVert W\rVert_F^2,
         \qquad
-        \frac{\partial L}{\partial W} = \frac1N (\hat Y - Y)^\top X + \alpha W,
+        \frac{\partial L}{\partial W} = \frac1N (P - T)^\top X + \lambda W,
         \qquad
-        \frac{\partial L}{\partial \mathbf{b}} = \frac1N (\hat Y - Y)^\top \mathbf{1}.
+        \frac{\partial L}{\partial b_k} = \frac1N \big((P - T)^\top \mathbf{1}\big)_k,
+
+    with :math:`P` the predicted probabilities and :math:`T` the one-hot targets (rows per sample).
 
     Parameters
     ----------
@@ -103,9 +106,9 @@ def softmax_loss_and_grad(W, b, X, Y_onehot, alpha=0.0):
 
 
 def softmax_jacobian(yhat):
-    r"""Jacobian of the softmax, :math:`\mathrm{diag}(\hat{\mathbf{y}}) - \hat{\mathbf{y}}\hat{\mathbf{y}}^\top`.
+    r"""Jacobian of the softmax, :math:`\mathrm{diag}(\mathbf{p}) - \mathbf{p}\mathbf{p}^\top`.
 
-    Entry :math:`(k, l)` is :math:`\partial\hat y_k/\partial z_l = \hat y_k(\delta_{kl} - \hat y_l)`.
+    Entry :math:`(k, l)` is :math:`\partial p_k/\partial f_l = p_k(\delta_{kl} - p_l)`.
 
     Parameters
     ----------
@@ -134,9 +137,9 @@ def softmax_hessian(W, b, X, alpha=0.0, fit_intercept=True):
 
     .. math::
 
-        H_{kl} = \frac1N\sum_n \big(\mathrm{diag}(\hat{\mathbf{y}}_n)
-            - \hat{\mathbf{y}}_n\hat{\mathbf{y}}_n^\top\big)_{kl}\,
-            \tilde{\mathbf{x}}_n\tilde{\mathbf{x}}_n^\top + \alpha\,\delta_{kl}\,\mathrm{diag}(1,\dots,1,0).
+        H_{kl} = \frac1N\sum_n \big(\mathrm{diag}(\mathbf{p}_n)
+            - \mathbf{p}_n\mathbf{p}_n^\top\big)_{kl}\,
+            \tilde{\mathbf{x}}_n\tilde{\mathbf{x}}_n^\top + \lambda\,\delta_{kl}\,\mathrm{diag}(1,\dots,1,0).
 
     Parameters
     ----------

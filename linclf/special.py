@@ -146,7 +146,7 @@ def log_softmax(Z, axis=-1):
 
 
 def softmax(Z, axis=-1):
-    r"""Softmax :math:`\hat y_k = e^{Z_k} / \sum_j e^{Z_j}` along ``axis``.
+    r"""Softmax :math:`p_k = e^{f_k} / \sum_j e^{f_j}` along ``axis``.
 
     The scores are shifted by their maximum first (softmax is invariant to
     adding a constant to every score), so the exponentials lie in
