@@ -4,10 +4,10 @@ Instead of the inequalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i > 0`, ask for
 equalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i = b_i` with chosen positive
 *margins* :math:`b_i`, and solve them in the least-squares sense:
 
-.. math:: \\min_{\\mathbf{a}}\\; J_s(\\mathbf{a}) = \\lVert Y\\mathbf{a} - \\mathbf{b}\\rVert^2,
-          \\qquad \\mathbf{a}^* = Y^+\\mathbf{b},
+.. math:: \\min_{\\mathbf{a}}\\; J_s(\\mathbf{a}) = \\lVert Z\\mathbf{a} - \\boldsymbol\\beta\\rVert^2,
+          \\qquad \\mathbf{a}^* = Z^+\\boldsymbol\\beta,
 
-where row :math:`i` of :math:`Y` is the normalised augmented sample
+where row :math:`i` of :math:`Z` is the normalised augmented sample
 :math:`\\mathbf{z}_i = y_i(\\mathbf{x}_i, 1)` (see :mod:`linclf.geometry`).
 """
 
@@ -56,35 +56,35 @@ def _margin_vector(margins, y_pm):
         raise ValueError(
             f"margins must be 'ones', 'fisher' or an array of {n} positive numbers; got {margins!r}."
         )
-    b = np.asarray(margins)
-    if b.dtype.kind not in "iuf" or b.shape != (n,):
+    beta = np.asarray(margins)
+    if beta.dtype.kind not in "iuf" or beta.shape != (n,):
         raise ValueError(
             f"margins must be 'ones', 'fisher' or an array of {n} positive numbers "
-            f"(one per sample); got {'shape ' + str(b.shape) if b.dtype.kind in 'iuf' else repr(margins)}."
+            f"(one per sample); got {'shape ' + str(beta.shape) if beta.dtype.kind in 'iuf' else repr(margins)}."
         )
-    b = b.astype(float)
-    if not np.all(np.isfinite(b)) or np.any(b <= 0):
+    beta = beta.astype(float)
+    if not np.all(np.isfinite(beta)) or np.any(beta <= 0):
         raise ValueError("margins must be finite and > 0 (they are the targets a^T z_i = b_i).")
-    return b
+    return beta
 
 
 class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
-    """Linear classifier minimising :math:`\\lVert Y\\mathbf{a} - \\mathbf{b}\\rVert^2`.
+    """Linear classifier minimising :math:`\\lVert Z\\mathbf{a} - \\boldsymbol\\beta\\rVert^2`.
 
     Parameters
     ----------
     solver : {"pinv", "gd", "lms"}, default="pinv"
-        * ``"pinv"``: closed form :math:`\\mathbf{a} = Y^+\\mathbf{b}` with the
-          Moore-Penrose pseudo-inverse (also fine when :math:`Y^\\top Y` is
+        * ``"pinv"``: closed form :math:`\\mathbf{a} = Z^+\\boldsymbol\\beta` with the
+          Moore-Penrose pseudo-inverse (also fine when :math:`Z^\\top Z` is
           singular: it then returns the minimum-norm solution).
         * ``"gd"``: batch gradient descent on the mean squared error
-          :math:`\\tfrac{1}{N}\\lVert Y\\mathbf{a}-\\mathbf{b}\\rVert^2` (same
-          minimiser), :math:`\\mathbf{a} \\leftarrow \\mathbf{a} - \\eta\\,\\tfrac{1}{N}Y^\\top(Y\\mathbf{a}-\\mathbf{b})`,
+          :math:`\\tfrac{1}{N}\\lVert Z\\mathbf{a}-\\boldsymbol\\beta\\rVert^2` (same
+          minimiser), :math:`\\mathbf{a} \\leftarrow \\mathbf{a} - \\eta\\,\\tfrac{1}{N}Z^\\top(Z\\mathbf{a}-\\boldsymbol\\beta)`,
           stopping when the gradient norm is below ``tol``.
         * ``"lms"``: the Widrow-Hoff (LMS) single-sample rule,
-          :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\rho_k (b_i - \\mathbf{a}^\\top\\mathbf{z}_i)\\mathbf{z}_i`
+          :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\eta_k (\\beta_i - \\mathbf{a}^\\top\\mathbf{z}_i)\\mathbf{z}_i`
           over the samples in order, with the decreasing step
-          :math:`\\rho_k = \\eta/k` in epoch :math:`k = 1, 2, \\dots`;
+          :math:`\\eta_k = \\eta/k` in epoch :math:`k = 1, 2, \\dots`;
           stopping when one epoch moves :math:`\\mathbf{a}` by at most
           ``tol * max(1, ||a||)``.
     margins : {"ones", "fisher"} or array_like of shape (n_samples,), default="ones"
@@ -97,7 +97,7 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
     eta : float or "auto", default="auto"
         Step size for ``"gd"``/``"lms"`` (ignored by ``"pinv"``). ``"auto"``
         is :math:`1/L` for ``"gd"``, with :math:`L` the largest eigenvalue of
-        :math:`Y^\\top Y/N`, and :math:`1/\\max_i\\lVert\\mathbf{z}_i\\rVert^2` for
+        :math:`Z^\\top Z/N`, and :math:`1/\\max_i\\lVert\\mathbf{z}_i\\rVert^2` for
         ``"lms"``. Steps that make the iteration diverge (:math:`\\eta \\ge 2/L`,
         resp. :math:`\\eta\\max_i\\lVert\\mathbf{z}_i\\rVert^2 \\ge 2`) raise
         ``ValueError`` rather than overflow.
@@ -112,9 +112,9 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     margins_ : ndarray of shape (n_samples,)
-        The targets :math:`\\mathbf{b}` used.
+        The targets :math:`\\boldsymbol\\beta` used.
     loss_curve_ : list of float
-        ``"gd"``/``"lms"`` only: :math:`\\lVert Y\\mathbf{a}-\\mathbf{b}\\rVert^2/N`
+        ``"gd"``/``"lms"`` only: :math:`\\lVert Z\\mathbf{a}-\\boldsymbol\\beta\\rVert^2/N`
         at the start and after every iteration/epoch.
     n_iter_ : int
         Iterations (``"gd"``) or epochs (``"lms"``); 1 for the direct ``"pinv"`` solve.
@@ -153,16 +153,16 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="LeastSquaresClassifier")
-        Y = augment(X) * y_pm[:, None]
+        Z = augment(X) * y_pm[:, None]
         self.margins_ = _margin_vector(self.margins, y_pm)
 
         if self.solver == "pinv":
-            a = np.linalg.pinv(Y) @ self.margins_
+            a = np.linalg.pinv(Z) @ self.margins_
             self.converged_ = True
             self.n_iter_ = 1  # one direct solve
         else:
             run = self._gradient_descent if self.solver == "gd" else self._widrow_hoff
-            a = run(Y, self.margins_, int(self.max_iter))
+            a = run(Z, self.margins_, int(self.max_iter))
         self.a_ = a
         self.n_features_in_ = X.shape[1]
         self.coef_ = a[None, :-1].copy()
@@ -170,53 +170,53 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         return self
 
     @staticmethod
-    def _mse(Y, a, b):
-        r = Y @ a - b
-        return float(r @ r) / Y.shape[0]
+    def _mse(Z, a, beta):
+        r = Z @ a - beta
+        return float(r @ r) / Z.shape[0]
 
-    def _gradient_descent(self, Y, b, max_iter):
-        n = Y.shape[0]
-        L = np.linalg.eigvalsh(Y.T @ Y / n)[-1]
+    def _gradient_descent(self, Z, beta, max_iter):
+        n = Z.shape[0]
+        L = np.linalg.eigvalsh(Z.T @ Z / n)[-1]
         eta = 1.0 / L if isinstance(self.eta, str) else float(self.eta)
         if eta >= 2.0 / L:
             raise ValueError(
                 f"eta={eta:g} is too large: gradient descent diverges for eta >= 2/L = "
-                f"{2.0 / L:g} (L = largest eigenvalue of Y^T Y / N); use a smaller eta "
+                f"{2.0 / L:g} (L = largest eigenvalue of Z^T Z / N); use a smaller eta "
                 "or eta='auto', or standardise X."
             )
-        a = np.zeros(Y.shape[1])
-        self.loss_curve_ = [self._mse(Y, a, b)]
+        a = np.zeros(Z.shape[1])
+        self.loss_curve_ = [self._mse(Z, a, beta)]
         self.converged_ = False
         for it in range(1, max_iter + 1):
-            grad = Y.T @ (Y @ a - b) / n
+            grad = Z.T @ (Z @ a - beta) / n
             if np.linalg.norm(grad) <= self.tol:
                 self.converged_ = True
                 it -= 1
                 break
             a = a - eta * grad
-            self.loss_curve_.append(self._mse(Y, a, b))
+            self.loss_curve_.append(self._mse(Z, a, beta))
         self.n_iter_ = it
         if not self.converged_:
             warn_not_converged("LeastSquaresClassifier(solver='gd')", max_iter, "increase max_iter or eta")
         return a
 
-    def _widrow_hoff(self, Y, b, max_iter):
-        sq_norms = np.einsum("ij,ij->i", Y, Y)
+    def _widrow_hoff(self, Z, beta, max_iter):
+        sq_norms = np.einsum("ij,ij->i", Z, Z)
         eta = 1.0 / sq_norms.max() if isinstance(self.eta, str) else float(self.eta)
         if eta * sq_norms.max() >= 2.0:
             raise ValueError(
                 f"eta={eta:g} is too large for the LMS rule: it must satisfy eta * max ||z_i||^2 < 2, "
                 f"i.e. eta < {2.0 / sq_norms.max():g}; use a smaller eta, eta='auto', or standardise X."
             )
-        a = np.zeros(Y.shape[1])
-        self.loss_curve_ = [self._mse(Y, a, b)]
+        a = np.zeros(Z.shape[1])
+        self.loss_curve_ = [self._mse(Z, a, beta)]
         self.converged_ = False
         for epoch in range(1, max_iter + 1):
-            rho = eta / epoch
+            eta_t = eta / epoch
             a_start = a.copy()
-            for z, b_i in zip(Y, b):
-                a += rho * (b_i - a @ z) * z
-            self.loss_curve_.append(self._mse(Y, a, b))
+            for z, beta_i in zip(Z, beta):
+                a += eta_t * (beta_i - a @ z) * z
+            self.loss_curve_.append(self._mse(Z, a, beta))
             if np.linalg.norm(a - a_start) <= self.tol * max(1.0, np.linalg.norm(a)):
                 self.converged_ = True
                 break
