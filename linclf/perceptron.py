@@ -65,7 +65,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
     ----------
     rule : {"single", "batch"}, default="single"
         ``"single"``: visit the samples one at a time and correct
-        :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\rho\\,\\mathbf{z}_i` after
+        :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\eta_t\\,\\mathbf{z}_i` after
         each mistake (fixed-increment rule). ``"batch"``: one correction per
         pass with the sum of all current mistakes,
         :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\eta \\sum_{\\text{mistakes}} \\mathbf{z}_i`
@@ -78,13 +78,13 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         perceptron; a positive margin keeps the solution away from the edges of
         the solution region.
     step : {"fixed", "absolute"}, default="fixed"
-        Step size :math:`\\rho` of the single-sample rule. ``"fixed"``:
-        :math:`\\rho = \\eta`. ``"absolute"`` (absolute correction): the step
+        Step size :math:`\\eta_t` of the single-sample rule. ``"fixed"``:
+        :math:`\\eta_t = \\eta`. ``"absolute"`` (absolute correction): the step
         that takes :math:`\\mathbf{a}` onto the offending sample's margin
         hyperplane :math:`\\mathbf{a}^\\top\\mathbf{z}_i = \\text{margin}`, plus
         one ordinary step :math:`\\eta` beyond it,
 
-        .. math:: \\rho = \\frac{\\text{margin} - \\mathbf{a}^\\top\\mathbf{z}_i}
+        .. math:: \\eta_t = \\frac{\\text{margin} - \\mathbf{a}^\\top\\mathbf{z}_i}
                                {\\lVert\\mathbf{z}_i\\rVert^2} + \\eta ,
 
         after which :math:`\\mathbf{a}^\\top\\mathbf{z}_i = \\text{margin} +
