@@ -220,3 +220,14 @@ def test_a_notebook_runs_in_a_colab_like_environment(tmp_path):
     installed = subprocess.run([str(py), "-c", "import linclf, sys; print(linclf.__file__)"],
                                capture_output=True, text=True, cwd=tmp_path)
     assert installed.returncode == 0 and str(env_dir) in installed.stdout
+
+
+def test_only_the_configuration_names_the_repository():
+    # the install cells come from _config.yml; no page of the book copies the address
+    pages = [*(ROOT / "chapters").glob("*.md"), *(ROOT / "exercises").glob("*.md"),
+             *(ROOT / "appendices").glob("*.md"), ROOT / "intro.md"]
+    copies = [p.relative_to(ROOT).as_posix() for p in pages if REPO_URL in p.read_text()]
+    assert not copies, f"the repository URL is copied into {copies}; it belongs in _config.yml only"
+    sync = _sync_module()
+    generated = [nbformat.reads(text, 4) for text in sync.expected_notebooks().values()]
+    assert all(f"git+{REPO_URL}" in nb.cells[0].source for nb in generated)
