@@ -9,7 +9,7 @@ so after training
 where :math:`\alpha_i` counts the mistakes made on :math:`\mathbf x_i`. The decision
 function therefore only needs inner products,
 :math:`f(\mathbf x) = \sum_i \alpha_i y_i\,(\mathbf x_i^\top\mathbf x + 1)`, and replacing
-:math:`\mathbf x_i^\top\mathbf x` by a kernel :math:`K(\mathbf x_i, \mathbf x)` gives the kernel
+:math:`\mathbf x_i^\top\mathbf x` by a kernel :math:`k(\mathbf x_i, \mathbf x)` gives the kernel
 perceptron. The ":math:`+1`" is the constant feature of the augmented vector
 :math:`(\mathbf x, 1)`: it is what makes :math:`b = \sum_i\alpha_i y_i`.
 With ``kernel="linear"`` the mistakes, and hence :math:`\mathbf w` and :math:`b`, are
@@ -38,7 +38,7 @@ __all__ = ["KernelPerceptron"]
 
 
 class KernelPerceptron(BaseEstimator, ClassifierMixin):
-    r"""Dual (kernel) perceptron: :math:`f(\mathbf x) = \sum_i \alpha_i y_i K(\mathbf x_i, \mathbf x) + b`.
+    r"""Dual (kernel) perceptron: :math:`f(\mathbf x) = \sum_i \alpha_i y_i k(\mathbf x_i, \mathbf x) + b`.
 
     Parameters
     ----------
@@ -135,7 +135,7 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         return self
 
     def decision_function(self, X):
-        r"""Score :math:`f(\mathbf x) = \sum_i\alpha_i y_i K(\mathbf x_i, \mathbf x) + b`.
+        r"""Score :math:`f(\mathbf x) = \sum_i\alpha_i y_i k(\mathbf x_i, \mathbf x) + b`.
 
         Parameters
         ----------
