@@ -311,11 +311,11 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
     """Freund and Schapire's voted perceptron.
 
     The single-sample perceptron runs for ``max_iter`` full epochs and keeps
-    every weight vector :math:`(\\mathbf{w}_k, b_k)` it passes through, with its
-    survival count :math:`c_k` (how many samples it handled before the next
-    mistake). Each vector then casts :math:`c_k` votes:
+    every weight vector :math:`(\\mathbf{w}_{(m)}, b_{(m)})` it passes through, with its
+    survival count :math:`s_m` (how many samples it handled before the next
+    mistake). Each vector then casts :math:`s_m` votes:
 
-    .. math:: f(\\mathbf{x}) = \\sum_k c_k \\operatorname{sign}(\\mathbf{w}_k^\\top\\mathbf{x} + b_k),
+    .. math:: f(\\mathbf{x}) = \\sum_m s_m \\operatorname{sign}(\\mathbf{w}_{(m)}^\\top\\mathbf{x} + b_{(m)}),
 
     and ``classes_[1]`` is predicted where :math:`f(\\mathbf{x}) > 0`.
 
@@ -336,7 +336,7 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
     coefs_ : ndarray of shape (n_vectors, n_features)
     intercepts_ : ndarray of shape (n_vectors,)
     survival_counts_ : ndarray of shape (n_vectors,)
-        :math:`c_k`; they sum to ``max_iter * n_samples``.
+        :math:`s_m`; they sum to ``max_iter * n_samples``.
     classes_, n_iter_, n_features_in_
     """
 
@@ -352,7 +352,7 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
         return self._fit_survivors(X, y)
 
     def decision_function(self, X):
-        """The vote :math:`\\sum_k c_k \\operatorname{sign}(\\mathbf{w}_k^\\top\\mathbf{x} + b_k)`.
+        """The vote :math:`\\sum_m s_m \\operatorname{sign}(\\mathbf{w}_{(m)}^\\top\\mathbf{x} + b_{(m)})`.
 
         Parameters
         ----------
@@ -378,7 +378,7 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
     Trains like :class:`VotedPerceptron` and then replaces the vote by the
     average weight vector
 
-    .. math:: \\bar{\\mathbf{a}} = \\frac{\\sum_k c_k \\mathbf{a}_k}{\\sum_k c_k},
+    .. math:: \\bar{\\mathbf{a}} = \\frac{\\sum_m s_m \\mathbf{a}_{(m)}}{\\sum_m s_m},
 
     which equals the average of the weight vector over all ``max_iter *
     n_samples`` visits. It is linear, so ``coef_``/``intercept_`` exist.
