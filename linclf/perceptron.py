@@ -109,6 +109,10 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         Starting weights; ``None`` means the zero vector.
     b_init : float, default=0.0
         Starting intercept.
+    trace : bool, default=False
+        Record every correction in ``updates_``. Off by default: on data that
+        are not separable a run makes up to ``max_iter`` times N corrections,
+        and a fitted model should not grow with ``max_iter``.
 
     Attributes
     ----------
@@ -116,10 +120,10 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     updates_ : list of dict
-        One dict per correction, in order: ``step`` (1-based count),
-        ``index`` (index of the corrected sample; for ``rule="batch"`` an
-        integer array of all mistakes of that pass), ``w`` (weights after the
-        update) and ``b`` (intercept after the update).
+        Only with ``trace=True``. One dict per correction, in order: ``step``
+        (1-based count), ``index`` (index of the corrected sample; for
+        ``rule="batch"`` an integer array of all mistakes of that pass), ``w``
+        (weights after the update) and ``b`` (intercept after the update).
     n_updates_ : int
     n_iter_ : int
         Epochs run (including the final mistake-free one if it converged).
@@ -152,6 +156,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         max_iter=1000,
         w_init=None,
         b_init=0.0,
+        trace=False,
     ):
         self.rule = rule
         self.eta = eta
@@ -162,6 +167,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.w_init = w_init
         self.b_init = b_init
+        self.trace = trace
 
     _parameter_constraints = {
         "rule": [Options("single", "batch")],
@@ -171,6 +177,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         "margin": _MARGIN,
         "max_iter": _EPOCHS,
         "random_state": _RANDOM_STATE,
+        "trace": [Options(True, False)],
         **_INIT,
     }
 
@@ -199,7 +206,11 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         a = _initial_weights(self.w_init, self.b_init, X.shape[1])
         rng = check_random_state(self.random_state)
 
-        self.updates_ = []
+        if self.trace:
+            self.updates_ = []
+        elif "updates_" in self.__dict__:
+            del self.updates_  # a refit without trace keeps no stale record
+        self.n_updates_ = 0
         run = self._run_batch if self.rule == "batch" else self._run_single
         a, self.n_iter_, self.converged_ = run(Z, a, max_iter, rng)
         if not self.converged_:
@@ -209,16 +220,17 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
                 f"{self._count_mistakes(Z, a)} of {Z.shape[0]} samples still have "
                 f"a^T z <= margin (data not linearly separable?)",
             )
-        self.n_updates_ = len(self.updates_)
         self.n_features_in_ = X.shape[1]
         self.coef_ = a[None, :-1].copy()
         self.intercept_ = a[-1:].copy()
         return self
 
     def _record(self, index, a):
-        self.updates_.append(
-            {"step": len(self.updates_) + 1, "index": index, "w": a[:-1].copy(), "b": float(a[-1])}
-        )
+        self.n_updates_ += 1
+        if self.trace:
+            self.updates_.append(
+                {"step": self.n_updates_, "index": index, "w": a[:-1].copy(), "b": float(a[-1])}
+            )
 
     def _count_mistakes(self, Z, a):
         return int(np.sum(Z @ a <= self.margin))

@@ -24,7 +24,7 @@ WORKED_UPDATES = [
 
 def test_worked_example_exactly():
     X, y = perceptron_example()
-    clf = Perceptron(eta=1.0).fit(X, y)
+    clf = Perceptron(trace=True, eta=1.0).fit(X, y)
     assert clf.n_updates_ == 7
     assert [u["step"] for u in clf.updates_] == list(range(1, 8))
     for update, (index, w, b) in zip(clf.updates_, WORKED_UPDATES):
@@ -44,7 +44,7 @@ def test_worked_example_exactly():
 
 def test_recorded_weights_are_copies():
     X, y = perceptron_example()
-    clf = Perceptron().fit(X, y)
+    clf = Perceptron(trace=True).fit(X, y)
     clf.updates_[0]["w"][0] = 99.0
     np.testing.assert_array_equal(clf.updates_[1]["w"], [2.0, 2.0])
     np.testing.assert_array_equal(clf.coef_, [[1.0, 1.0]])
@@ -52,7 +52,7 @@ def test_recorded_weights_are_copies():
 
 def test_worked_example_with_string_labels():
     X, _ = perceptron_example()
-    clf = Perceptron().fit(X, ["yes", "yes", "no"])  # "no" < "yes" so "no" is negative
+    clf = Perceptron(trace=True).fit(X, ["yes", "yes", "no"])  # "no" < "yes" so "no" is negative
     np.testing.assert_array_equal(clf.coef_, [[1.0, 1.0]])
     np.testing.assert_array_equal(clf.predict([[5.0, 5.0], [0.0, 0.0]]), ["yes", "no"])
 
@@ -65,9 +65,9 @@ def test_worked_example_with_string_labels():
 def test_result_invariant_to_relabelling(labels, seed):
     X, y01 = make_separable(30, margin=0.3, random_state=seed)
     low, high = labels
-    ref = Perceptron().fit(X, y01)
+    ref = Perceptron(trace=True).fit(X, y01)
     relabelled = np.array([high if v == 1 else low for v in y01], dtype=object)
-    clf = Perceptron().fit(X, relabelled.tolist())
+    clf = Perceptron(trace=True).fit(X, relabelled.tolist())
     np.testing.assert_array_equal(clf.coef_, ref.coef_)
     np.testing.assert_array_equal(clf.intercept_, ref.intercept_)
     assert [u["index"] for u in clf.updates_] == [u["index"] for u in ref.updates_]
@@ -78,7 +78,7 @@ def test_absolute_correction_makes_each_corrected_sample_correct():
     X, y = make_separable(60, margin=0.2, random_state=3)
     Z = normalize_augmented(X, y)
     for margin in (0.0, 1.5):
-        clf = Perceptron(step="absolute", margin=margin, eta=0.5).fit(X, y)
+        clf = Perceptron(trace=True, step="absolute", margin=margin, eta=0.5).fit(X, y)
         assert clf.converged_
         for u in clf.updates_:
             a = np.r_[u["w"], u["b"]]
@@ -88,7 +88,7 @@ def test_absolute_correction_makes_each_corrected_sample_correct():
 
 def test_absolute_correction_on_worked_example():
     X, y = perceptron_example()
-    clf = Perceptron(step="absolute").fit(X, y)
+    clf = Perceptron(trace=True, step="absolute").fit(X, y)
     assert [u["index"] for u in clf.updates_] == [0, 2, 0, 2, 0, 2]
     # step 2: a = (3, 3, 1), z3 = -(1, 1, 1): a^T z = -7, ||z||^2 = 3, rho = 7/3 + 1
     np.testing.assert_allclose(clf.updates_[1]["w"], [3 - 10 / 3, 3 - 10 / 3])
@@ -103,7 +103,7 @@ def test_absolute_correction_on_worked_example():
 
 def test_batch_rule_sums_all_mistakes():
     X, y = perceptron_example()
-    clf = Perceptron(rule="batch").fit(X, y)
+    clf = Perceptron(trace=True, rule="batch").fit(X, y)
     first = clf.updates_[0]
     np.testing.assert_array_equal(first["index"], [0, 1, 2])  # a = 0 misclassifies all
     np.testing.assert_array_equal(first["w"], [3 + 4 - 1, 3 + 3 - 1])
@@ -117,7 +117,7 @@ def test_batch_rule_sums_all_mistakes():
 def test_margin_is_respected_at_convergence(rule):
     X, y = make_separable(80, margin=0.5, random_state=1)
     Z = normalize_augmented(X, y)
-    clf = Perceptron(rule=rule, margin=2.0, eta=0.1).fit(X, y)
+    clf = Perceptron(trace=True, rule=rule, margin=2.0, eta=0.1).fit(X, y)
     assert clf.converged_
     assert np.all(Z @ np.r_[clf.coef_[0], clf.intercept_] > 2.0)
 
@@ -128,16 +128,16 @@ def test_novikoff_bound():
     a_star = np.r_[w, b] / np.linalg.norm(np.r_[w, b])
     gamma = np.min(Z @ a_star)
     R = np.max(np.linalg.norm(Z, axis=1))
-    clf = Perceptron().fit(X, y)
+    clf = Perceptron(trace=True).fit(X, y)
     assert clf.converged_
     assert 0 < clf.n_updates_ <= (R / gamma) ** 2
 
 
 def test_shuffle_is_reproducible():
     X, y = make_separable(100, margin=0.1, random_state=2)
-    a = Perceptron(order="shuffle", random_state=7).fit(X, y)
-    b = Perceptron(order="shuffle", random_state=7).fit(X, y)
-    c = Perceptron(order="cyclic").fit(X, y)
+    a = Perceptron(trace=True, order="shuffle", random_state=7).fit(X, y)
+    b = Perceptron(trace=True, order="shuffle", random_state=7).fit(X, y)
+    c = Perceptron(trace=True, order="cyclic").fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert [u["index"] for u in a.updates_] == [u["index"] for u in b.updates_]
     assert [u["index"] for u in a.updates_] != [u["index"] for u in c.updates_]
@@ -146,23 +146,23 @@ def test_shuffle_is_reproducible():
 
 def test_w_init_and_b_init():
     X, y = perceptron_example()
-    clf = Perceptron(w_init=[1.0, 1.0], b_init=-3.0).fit(X, y)
+    clf = Perceptron(trace=True, w_init=[1.0, 1.0], b_init=-3.0).fit(X, y)
     assert clf.n_updates_ == 0
     assert clf.n_iter_ == 1
     with pytest.raises(ValueError, match="w_init must be 2 finite numbers"):
-        Perceptron(w_init=[1.0]).fit(X, y)
+        Perceptron(trace=True, w_init=[1.0]).fit(X, y)
     with pytest.raises(TypeError, match="b_init must be a number"):
-        Perceptron(b_init="0").fit(X, y)
+        Perceptron(trace=True, b_init="0").fit(X, y)
 
 
 def test_xor_does_not_converge():
     X, y = make_xor(40)
     with pytest.warns(ConvergenceWarning, match="Perceptron did not converge in max_iter=25"):
-        clf = Perceptron(max_iter=25).fit(X, y)
+        clf = Perceptron(trace=True, max_iter=25).fit(X, y)
     assert not clf.converged_
     assert clf.n_iter_ == 25
     with pytest.warns(ConvergenceWarning):
-        Perceptron(rule="batch", max_iter=25).fit(X, y)
+        Perceptron(trace=True, rule="batch", max_iter=25).fit(X, y)
 
 
 @pytest.mark.parametrize(
@@ -185,7 +185,7 @@ def test_xor_does_not_converge():
 def test_bad_parameters(params, error, match):
     X, y = perceptron_example()
     with pytest.raises(error, match=match):
-        Perceptron(**params).fit(X, y)
+        Perceptron(trace=True, **params).fit(X, y)
 
 
 # ---------------------------------------------------------------- voted / averaged
@@ -297,3 +297,21 @@ def test_linear_machine_bad_parameters(three_blobs):
         LinearMachine(update="some").fit(X, y)
     with pytest.raises(ValueError, match="eta must be a number in"):
         LinearMachine(eta=-2).fit(X, y)
+
+
+def test_a_fitted_perceptron_does_not_grow_with_max_iter():
+    import pickle
+
+    from linclf.datasets import make_xor
+
+    X, y = make_xor(400, random_state=0)        # not separable: every epoch corrects
+    sizes = []
+    for max_iter in (10, 200):
+        with pytest.warns(ConvergenceWarning):
+            clf = Perceptron(max_iter=max_iter).fit(X, y)
+        assert not hasattr(clf, "updates_") and clf.n_updates_ > max_iter
+        sizes.append(len(pickle.dumps(clf)))
+    assert sizes[1] == sizes[0]                 # the same size whatever max_iter
+    with pytest.warns(ConvergenceWarning):
+        traced = Perceptron(max_iter=10, trace=True).fit(X, y)
+    assert len(traced.updates_) == traced.n_updates_
