@@ -41,6 +41,11 @@ class BaseEstimator:
         deep : bool, default=True
             Also return the parameters of nested estimators as
             ``"<name>__<param>"``.
+
+        Returns
+        -------
+        dict
+            Parameter name -> value, as stored by the constructor.
         """
         out = {}
         for name in self._param_names():
@@ -53,6 +58,11 @@ class BaseEstimator:
 
     def set_params(self, **params):
         """Set constructor parameters; nested ones as ``"<name>__<param>"``.
+
+        Parameters
+        ----------
+        **params : dict
+            New values, by parameter name.
 
         Returns
         -------

@@ -135,6 +135,19 @@ class StaticSlider:
     kind : {"img", "html"}
     uid : str
         The id of the outer ``<div>``; element ids inside it start with it.
+
+    Parameters
+    ----------
+    frames : list of (kind, data)
+        Prepared frames, all of one kind (``"img"`` data URIs or ``"html"``).
+    labels : list of str
+        One label per frame.
+    name : str, default "value"
+        The slider's label.
+    initial : int, default 0
+        Index of the frame shown first.
+    alt : str or None
+        Alt text of the images (a description of what they show).
     """
 
     def __init__(self, frames, labels, *, name="value", initial=0, alt=None):
@@ -268,6 +281,23 @@ class Demo:
     values : list
         The parameter values of the static frames (and of the live slider).
     labels : list of str
+
+    Parameters
+    ----------
+    render : callable
+        ``render(value)`` returns a matplotlib Figure or an HTML string.
+    name : str
+        The parameter's name.
+    values : list
+        The parameter values to show.
+    dpi : int, default 80
+        Resolution of the static frames.
+    initial : int
+        Index of the value shown first (:func:`demo` resolves it from a value).
+    alt : str or None
+        Alt text of the static frames.
+    fmt : str, callable or None
+        Format of the value labels (e.g. ``".2f"``).
     """
 
     def __init__(self, render, name, values, *, dpi=80, initial=None, alt=None, fmt=None):
@@ -281,7 +311,17 @@ class Demo:
         self._static = None
 
     def index(self, value) -> int:
-        """Index of the frame showing ``value`` (the nearest listed value)."""
+        """Index of the frame showing ``value`` (the nearest listed value).
+
+        Parameters
+        ----------
+        value : object
+            One of ``values``, or a number (the nearest listed value is used).
+
+        Returns
+        -------
+        int
+        """
         try:
             return self.values.index(value)
         except ValueError:
@@ -293,7 +333,12 @@ class Demo:
             raise ValueError(f"{value!r} is not one of the values of {self.name}.") from None
 
     def static(self) -> StaticSlider:
-        """The HTML slider; renders every frame on first use."""
+        """The HTML slider; renders every frame on first use.
+
+        Returns
+        -------
+        StaticSlider
+        """
         if self._static is None:
             frames = []
             for value in self.values:
@@ -313,7 +358,13 @@ class Demo:
         return self.static()._repr_html_()
 
     def widget(self):
-        """An ipywidgets slider that calls ``render`` live (needs a kernel)."""
+        """An ipywidgets slider that calls ``render`` live (needs a kernel).
+
+        Returns
+        -------
+        ipywidgets.VBox
+            The slider above the output area it draws into.
+        """
         import ipywidgets as widgets
         from IPython.display import HTML, display
 

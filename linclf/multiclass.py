@@ -113,6 +113,11 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one "class j vs rest" copy of ``estimator`` per class.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
         Returns
         -------
         self
@@ -166,6 +171,10 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
 
     def ambiguity(self, X):
         """Flag points that the sign rule cannot assign.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
 
         Returns
         -------
@@ -235,6 +244,11 @@ class OneVsOne(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one copy of ``estimator`` per pair of classes.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
         Returns
         -------
         self
@@ -254,6 +268,10 @@ class OneVsOne(ClassifierMixin, BaseEstimator):
 
     def votes(self, X):
         """Votes and summed confidences per class.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
 
         Returns
         -------
@@ -297,13 +315,26 @@ class OneVsOne(ClassifierMixin, BaseEstimator):
         return votes + confidence / (2.0 * (1.0 + np.abs(confidence)))
 
     def predict(self, X):
-        """Majority vote; ties go to the largest summed confidence."""
+        """Majority vote; ties go to the largest summed confidence.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         votes, confidence = self.votes(X)
         top = votes == votes.max(axis=1, keepdims=True)
         return self.classes_[np.argmax(np.where(top, confidence, -np.inf), axis=1)]
 
     def ambiguity(self, X):
         """Flag points where the majority vote ties.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
 
         Returns
         -------

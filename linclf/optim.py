@@ -26,15 +26,47 @@ __all__ = [
 
 
 def design_matrix(X, fit_intercept):
-    """``X`` with a last column of ones if ``fit_intercept``: the rows the GLM solvers use."""
+    """``X`` with a last column of ones if ``fit_intercept``: the rows the GLM solvers use.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    fit_intercept : bool
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features + 1) or (n_samples, n_features)
+    """
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
 
 
 def backtracking_line_search(fun, theta, loss, grad, direction, *, c=1e-4, max_halvings=50):
     """Armijo backtracking: the largest step 2^-j whose loss decrease is sufficient.
 
-    Returns ``(step, new_theta, new_loss)``, or ``(0.0, theta, loss)`` if no step
-    of the direction lowers the loss (the loss is flat at machine precision).
+    Parameters
+    ----------
+    fun : callable
+        ``fun(theta)`` is the loss at ``theta``.
+    theta : ndarray
+        The current point.
+    loss : float
+        ``fun(theta)``.
+    grad : ndarray
+        The gradient at ``theta``.
+    direction : ndarray
+        A descent direction (``grad @ direction < 0``).
+    c : float, default 1e-4
+        Armijo constant: a step must lower the loss by ``c * step * grad @ direction``.
+    max_halvings : int, default 50
+        Steps tried: 1, 1/2, ..., 2**-(max_halvings - 1).
+
+    Returns
+    -------
+    step : float
+        The accepted step, or 0.0 if no step lowers the loss (the loss is flat
+        at machine precision along ``direction``).
+    new_theta : ndarray
+    new_loss : float
     """
     slope = float(grad @ direction)
     step = 1.0
@@ -48,7 +80,20 @@ def backtracking_line_search(fun, theta, loss, grad, direction, *, c=1e-4, max_h
 
 
 def newton_direction(H, g):
-    """Solve ``H p = -g``; fall back to least squares or to ``-g`` if that fails."""
+    """Solve ``H p = -g``; fall back to least squares or to ``-g`` if that fails.
+
+    Parameters
+    ----------
+    H : ndarray of shape (k, k)
+        The Hessian (symmetric positive semi-definite for a convex loss).
+    g : ndarray of shape (k,)
+        The gradient.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        A descent direction: Newton's if it is one, else ``-g``.
+    """
     try:
         p = np.linalg.solve(H, -g)
     except np.linalg.LinAlgError:
@@ -60,7 +105,20 @@ def newton_direction(H, g):
 
 
 def warn_stopped_above_tol(est, grad_norm, stalled, hint=""):
-    """ConvergenceWarning for a fit that ended with the gradient norm above ``tol``."""
+    """Warn (:class:`ConvergenceWarning`) that a fit ended with the gradient norm above ``tol``.
+
+    Parameters
+    ----------
+    est : estimator
+        The estimator being fitted (its ``n_iter_``, ``tol`` and ``max_iter`` are quoted).
+    grad_norm : float
+        The final gradient norm.
+    stalled : bool
+        True if the line search could not lower the loss any more (rather than
+        ``max_iter`` running out).
+    hint : str, default ""
+        Advice appended to the message.
+    """
     name = type(est).__name__
     if stalled:
         msg = (
@@ -81,13 +139,28 @@ def warn_stopped_above_tol(est, grad_norm, stalled, hint=""):
 
 
 class LBFGSMemory:
-    """The last few steps s and gradient changes y, and the two-loop recursion."""
+    """The last few steps s and gradient changes y, and the two-loop recursion.
+
+    Parameters
+    ----------
+    size : int
+        How many (s, y) pairs to keep.
+    """
 
     def __init__(self, size):
         self.size = size
         self.s, self.y = [], []
 
     def update(self, s, y):
+        """Remember a step and its gradient change (if its curvature is positive).
+
+        Parameters
+        ----------
+        s : ndarray
+            The step ``theta_new - theta_old``.
+        y : ndarray
+            The gradient change ``grad_new - grad_old``.
+        """
         sy = float(s @ y)
         # Keep only pairs with positive curvature, so the implicit inverse
         # Hessian stays positive definite and every direction is a descent one.
@@ -99,7 +172,18 @@ class LBFGSMemory:
                 self.y.pop(0)
 
     def direction(self, g):
-        r"""Return :math:`-H_k g` with :math:`H_k` the L-BFGS inverse-Hessian estimate."""
+        r"""Return :math:`-H_k g` with :math:`H_k` the L-BFGS inverse-Hessian estimate.
+
+        Parameters
+        ----------
+        g : ndarray
+            The current gradient.
+
+        Returns
+        -------
+        ndarray
+            The search direction.
+        """
         q = g.copy()
         rhos = [1.0 / float(s @ y) for s, y in zip(self.s, self.y)]
         coeffs = []
@@ -119,7 +203,17 @@ class LBFGSMemory:
 
 
 def warn_not_converged(estimator_name, max_iter, detail=""):
-    """Emit a :class:`ConvergenceWarning` in one consistent wording."""
+    """Emit a :class:`ConvergenceWarning` in one consistent wording.
+
+    Parameters
+    ----------
+    estimator_name : str
+        Named at the start of the message.
+    max_iter : int
+        The iteration budget that ran out.
+    detail : str, default ""
+        What was still unmet, and advice.
+    """
     msg = f"{estimator_name} did not converge in max_iter={max_iter} iterations"
     if detail:
         msg += f"; {detail}"
