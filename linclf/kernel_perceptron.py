@@ -90,6 +90,11 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
     def fit(self, X, y):
         """Cycle through the data, adding a point's kernel row at each mistake.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,), two distinct labels
+
         Returns
         -------
         self
@@ -152,6 +157,15 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         return _kernel_block(self, X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where the score is > 0."""
+        """Class labels: ``classes_[1]`` where the score is > 0.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]

@@ -338,6 +338,10 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`, computed without taking log of 0.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
         Returns
         -------
         ndarray of shape (n_samples, 2)

@@ -357,6 +357,11 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
     def fit(self, X, y):
         """Train and store every intermediate weight vector.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,), two distinct labels
+
         Returns
         -------
         self
@@ -379,7 +384,16 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
         return np.sign(X @ self.coefs_.T + self.intercepts_) @ self.survival_counts_
 
     def predict(self, X):
-        """``classes_[1]`` where the vote is positive, else ``classes_[0]``."""
+        """``classes_[1]`` where the vote is positive, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 
@@ -413,6 +427,11 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
 
     def fit(self, X, y):
         """Train and average the intermediate weight vectors.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,), two distinct labels
 
         Returns
         -------
@@ -532,11 +551,19 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         return True
 
     def decision_function(self, X):
-        """Class scores :math:`g_j(\\mathbf{x})`, shape (n_samples, k).
+        """Class scores :math:`f_k(\\mathbf{x})`, shape (n_samples, c).
 
         For two classes the binary convention is used instead: the single
-        column :math:`g_1(\\mathbf{x}) - g_0(\\mathbf{x})`, shape (n_samples,),
+        column :math:`f_1(\\mathbf{x}) - f_0(\\mathbf{x})`, shape (n_samples,),
         positive where ``classes_[1]`` wins.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, c)
         """
         scores = super().decision_function(X)
         if scores.ndim == 2 and scores.shape[1] == 2:

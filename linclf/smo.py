@@ -142,9 +142,16 @@ FULL_LINEAR_MAX_N = 1500
 class KernelSpec:
     """A kernel the solver can evaluate row by row.
 
-    ``name`` is one of ``"linear"``, ``"poly"``, ``"rbf"``, ``"laplacian"``,
-    ``"sigmoid"`` or ``"precomputed"`` (then ``K`` holds the full Gram matrix,
-    e.g. from a user callable).
+    Parameters
+    ----------
+    name : str
+        ``"linear"``, ``"poly"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"`` or
+        ``"precomputed"`` (then ``K`` holds the full Gram matrix, e.g. from a
+        user callable).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (validated by :class:`linclf.svm.SVC`).
+    K : ndarray of shape (n, n) or None
+        The Gram matrix of a ``"precomputed"`` kernel.
     """
 
     name: str
@@ -154,7 +161,19 @@ class KernelSpec:
     K: np.ndarray | None = None
 
     def block(self, A, B, sq_A=None, sq_B=None):
-        """``K(A, B)`` for row blocks of the training data (internal, no validation)."""
+        """``K(A, B)`` for row blocks of the training data (internal, no validation).
+
+        Parameters
+        ----------
+        A : ndarray of shape (m, d)
+        B : ndarray of shape (n, d)
+        sq_A, sq_B : ndarray or None
+            Squared row norms of ``A`` and ``B`` if already known (RBF only).
+
+        Returns
+        -------
+        ndarray of shape (m, n)
+        """
         if self.name == "linear":
             return A @ B.T
         if self.name == "poly":
@@ -186,7 +205,17 @@ class KernelSpec:
         raise ValueError(f"no block evaluation for kernel {self.name!r}")  # pragma: no cover
 
     def diagonal(self, X):
-        """``K(x_i, x_i)`` for every row of ``X``."""
+        """``K(x_i, x_i)`` for every row of ``X``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d) or None
+            The training data (ignored for a precomputed kernel).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
         if self.name == "precomputed":
             return np.ascontiguousarray(np.diag(self.K), dtype=float)
         if self.name in ("rbf", "laplacian"):
@@ -353,6 +382,11 @@ class SMOResult:
     converged : bool
     n_kernel_rows : int
         Kernel rows evaluated (a cost measure).
+
+    Parameters
+    ----------
+    alpha, v, b, n_iter, gap, converged, n_kernel_rows
+        As the attributes above.
     """
 
     alpha: np.ndarray

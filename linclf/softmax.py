@@ -405,6 +405,10 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`, via the stable log-softmax.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
         Returns
         -------
         ndarray of shape (n_samples, K)

@@ -155,6 +155,11 @@ class KKTReport:
     equality_violation : float
         :math:`|\\mathbf y^\\top\\boldsymbol\\alpha|`.
     tol : float
+
+    Parameters
+    ----------
+    violation, condition, max_violation, worst, n_violations, box_violation, equality_violation, tol
+        As the attributes above (the report is built by :meth:`SVC.kkt_violations`).
     """
 
     violation: np.ndarray
@@ -380,7 +385,16 @@ class SVC(BaseEstimator, ClassifierMixin):
         return K @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where the decision function is > 0."""
+        """Class labels: ``classes_[1]`` where the decision function is > 0.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
 
@@ -490,6 +504,11 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
 
     def fit(self, X, y):
         """Run the subgradient method.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,), two distinct labels
 
         Returns
         -------
