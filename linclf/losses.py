@@ -104,43 +104,113 @@ def zero_one(m):
 
 @_overflow_to_inf
 def zero_one_grad(m):
-    """Derivative of :func:`zero_one`: 0 wherever it exists; 0 also at m = 0 by convention."""
+    r"""Derivative of :func:`zero_one`: 0 wherever it exists; 0 also at m = 0 by convention.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(np.zeros_like(_margin(m)))
 
 
 @_overflow_to_inf
 def perceptron(m):
-    r"""Perceptron criterion :math:`\max(0, -m)`."""
+    r"""Perceptron criterion :math:`\max(0, -m)`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(np.maximum(0.0, -_margin(m)))
 
 
 @_overflow_to_inf
 def perceptron_grad(m):
-    r"""Subgradient of :func:`perceptron`: :math:`-1` for :math:`m \le 0`, else 0."""
+    r"""Subgradient of :func:`perceptron`: :math:`-1` for :math:`m \le 0`, else 0.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(-(_margin(m) <= 0).astype(np.float64))
 
 
 @_overflow_to_inf
 def hinge(m):
-    r"""Hinge loss :math:`\max(0, 1 - m)` of the soft-margin SVM."""
+    r"""Hinge loss :math:`\max(0, 1 - m)` of the soft-margin SVM.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(np.maximum(0.0, 1.0 - _margin(m)))
 
 
 @_overflow_to_inf
 def hinge_grad(m):
-    r"""Subgradient of :func:`hinge`: :math:`-1` for :math:`m \le 1`, else 0."""
+    r"""Subgradient of :func:`hinge`: :math:`-1` for :math:`m \le 1`, else 0.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(-(_margin(m) <= 1).astype(np.float64))
 
 
 @_overflow_to_inf
 def squared_hinge(m):
-    r"""Squared hinge loss :math:`\max(0, 1 - m)^2`."""
+    r"""Squared hinge loss :math:`\max(0, 1 - m)^2`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(np.maximum(0.0, 1.0 - _margin(m)) ** 2)
 
 
 @_overflow_to_inf
 def squared_hinge_grad(m):
-    r"""Derivative of :func:`squared_hinge`: :math:`-2\max(0, 1 - m)`."""
+    r"""Derivative of :func:`squared_hinge`: :math:`-2\max(0, 1 - m)`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(-2.0 * np.maximum(0.0, 1.0 - _margin(m)))
 
 
@@ -170,7 +240,19 @@ def logistic(m, *, base=None):
 
 @_overflow_to_inf
 def logistic_grad(m, *, base=None):
-    r"""Derivative of :func:`logistic`: :math:`-\sigma(-m)` (divided by :math:`\ln` base)."""
+    r"""Derivative of :func:`logistic`: :math:`-\sigma(-m)` (divided by :math:`\ln` base).
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+    base : float > 1 or None, default=None
+        Base of the logarithm, as in :func:`logistic`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     out = -sigmoid(-_margin(m))
     if base is not None:
         out = out / _log_base(base)
@@ -185,25 +267,65 @@ def _log_base(base):
 
 @_overflow_to_inf
 def logistic_base2(m):
-    r"""Logistic loss in bits, :math:`\log_2(1 + e^{-m}) = \ln(1 + e^{-m})/\ln 2`."""
+    r"""Logistic loss in bits, :math:`\log_2(1 + e^{-m}) = \ln(1 + e^{-m})/\ln 2`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return logistic(m) / _LN2
 
 
 @_overflow_to_inf
 def logistic_base2_grad(m):
-    r"""Derivative of :func:`logistic_base2`: :math:`-\sigma(-m)/\ln 2`."""
+    r"""Derivative of :func:`logistic_base2`: :math:`-\sigma(-m)/\ln 2`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return logistic_grad(m) / _LN2
 
 
 @_overflow_to_inf
 def squared(m):
-    r"""Squared loss :math:`(1 - m)^2 = (y - f)^2` for :math:`y \in \{\pm 1\}`."""
+    r"""Squared loss :math:`(1 - m)^2 = (y - f)^2` for :math:`y \in \{\pm 1\}`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out((1.0 - _margin(m)) ** 2)
 
 
 @_overflow_to_inf
 def squared_grad(m):
-    r"""Derivative of :func:`squared`: :math:`-2(1 - m)`."""
+    r"""Derivative of :func:`squared`: :math:`-2(1 - m)`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(-2.0 * (1.0 - _margin(m)))
 
 
@@ -212,13 +334,32 @@ def exponential(m):
     r"""Exponential loss :math:`e^{-m}` (AdaBoost's loss).
 
     Overflows to ``inf`` without a warning for :math:`m < -709.78`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
     """
     return _out(np.exp(-_margin(m)))
 
 
 @_overflow_to_inf
 def exponential_grad(m):
-    r"""Derivative of :func:`exponential`: :math:`-e^{-m}`."""
+    r"""Derivative of :func:`exponential`: :math:`-e^{-m}`.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
     return _out(-np.asarray(exponential(m)))
 
 
