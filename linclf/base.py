@@ -18,7 +18,7 @@ import numpy as np
 
 from ._validation import check_is_fitted, check_n_features
 
-__all__ = ["BaseEstimator", "ClassifierMixin", "LinearClassifierMixin"]
+__all__ = ["BaseEstimator", "ClassifierMixin", "LinearClassifierMixin", "binary_decision"]
 
 
 class BaseEstimator:
@@ -144,6 +144,23 @@ class ClassifierMixin:
             classifier_tags=ClassifierTags(multi_class=not self._binary_only),
             transformer_tags=TransformerTags() if hasattr(self, "transform") else None,
         )
+
+
+def binary_decision(scores):
+    """The decision function of a model with one score column per class.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, c)
+
+    Returns
+    -------
+    ndarray
+        ``scores`` itself for :math:`c > 2` classes; for two classes the single
+        column :math:`f_1 - f_0`, shape (n_samples,), positive where
+        ``classes_[1]`` wins (the binary convention of every linclf classifier).
+    """
+    return scores[:, 1] - scores[:, 0] if scores.ndim == 2 and scores.shape[1] == 2 else scores
 
 
 class LinearClassifierMixin(ClassifierMixin):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_is_fitted, check_n_features, check_X_y, encode_labels
-from .base import BaseEstimator, ClassifierMixin
+from .base import BaseEstimator, ClassifierMixin, binary_decision
 
 __all__ = ["OneVsRest", "OneVsOne", "ambiguous_fraction", "clone_estimator"]
 
@@ -147,8 +147,7 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, c)
         """
-        scores = self._class_scores(X)
-        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+        return binary_decision(self._class_scores(X))
 
     def _class_scores(self, X):
         check_is_fitted(self, "estimators_")

@@ -23,7 +23,7 @@ from ._validation import (
     encode_binary,
     encode_labels,
 )
-from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin
+from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin, binary_decision
 from .geometry import augment
 from .optim import warn_not_converged
 
@@ -565,7 +565,4 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, c)
         """
-        scores = super().decision_function(X)
-        if scores.ndim == 2 and scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
+        return binary_decision(super().decision_function(X))

@@ -45,7 +45,7 @@ from ._validation import (
     check_X_y,
     encode_labels,
 )
-from .base import BaseEstimator, LinearClassifierMixin
+from .base import BaseEstimator, LinearClassifierMixin, binary_decision
 from .logistic import GLM_PARAMETERS
 from .optim import (
     LBFGSMemory,
@@ -381,8 +381,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, c)
         """
-        scores = self._class_scores(X)
-        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+        return binary_decision(self._class_scores(X))
 
     def _class_scores(self, X):
         check_is_fitted(self, ["coef_", "intercept_"])
