@@ -68,3 +68,14 @@ def test_the_site_offers_the_pdf():
     served = site / "_static" / "downloads" / "linear-classifiers.pdf"
     assert served.is_file() and served.stat().st_size == PDF.stat().st_size
     assert 'href="_static/downloads/linear-classifiers.pdf"' in (site / "intro.html").read_text()
+
+
+def test_no_blank_pages(pdf_text):
+    pages = pdf_text.split("\f")
+    if pages and not pages[-1].strip():
+        pages = pages[:-1]                      # the trailing form feed
+    listing = subprocess.run(["pdfimages", "-list", str(PDF)], capture_output=True, text=True,
+                             check=True).stdout.splitlines()[2:]
+    with_images = {int(line.split()[0]) for line in listing if line.strip()}
+    blank = [n for n, text in enumerate(pages, 1) if not text.strip() and n not in with_images]
+    assert not blank, f"blank pages: {blank}"
