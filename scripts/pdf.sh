@@ -16,7 +16,7 @@ bash scripts/setup.sh
 TEX_PACKAGES="texlive-xetex texlive-latex-extra texlive-fonts-recommended texlive-lang-chinese \
 fonts-noto-cjk fonts-freefont-otf fonts-dejavu-core latexmk xindy poppler-utils"
 if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
-   || ! fc-list | grep -q "Noto Serif CJK SC"; then
+   || ! fc-list | grep "Noto Serif CJK SC" >/dev/null; then
   echo "pdf: installing TeX Live and fonts from Debian's packages"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
