@@ -1,8 +1,8 @@
 """Minimum squared-error (MSE) linear classifier.
 
 Instead of the inequalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i > 0`, ask for
-equalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i = b_i` with chosen positive
-*margins* :math:`b_i`, and solve them in the least-squares sense:
+equalities :math:`\\mathbf{a}^\\top\\mathbf{z}_i = \\beta_i` with chosen positive
+*margins* :math:`\\beta_i`, and solve them in the least-squares sense:
 
 .. math:: \\min_{\\mathbf{a}}\\; J_s(\\mathbf{a}) = \\lVert Z\\mathbf{a} - \\boldsymbol\\beta\\rVert^2,
           \\qquad \\mathbf{a}^* = Z^+\\boldsymbol\\beta,
@@ -27,10 +27,11 @@ _SOLVERS = ("pinv", "gd", "lms")
 
 
 def fisher_margins(y_pm):
-    """Margins :math:`b_i = N/N_+` for the positive class and :math:`N/N_-` for the negative.
+    """Margins :math:`\\beta_i = N/N_+` for the positive class and :math:`N/N_-` for the negative.
 
-    With these the MSE weight vector points along Fisher's direction
-    :math:`S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)` and its threshold is
+    Any margins that are constant within each class make the MSE weight vector point
+    along Fisher's direction :math:`S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)`; these
+    (or any pair with :math:`\\beta_+N_+ = \\beta_-N_-`) also put the threshold at
     :math:`b = -\\mathbf{m}^\\top\\mathbf{w}` (:math:`\\mathbf{m}` the mean of all samples).
 
     Parameters
@@ -88,19 +89,23 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
           stopping when one epoch moves :math:`\\mathbf{a}` by at most
           ``tol * max(1, ||a||)``.
     margins : {"ones", "fisher"} or array_like of shape (n_samples,), default="ones"
-        The targets :math:`b_i > 0`. ``"ones"``: all 1 (as :math:`N\\to\\infty`
-        this approximates the Bayes discriminant
-        :math:`P(\\omega_+\\mid\\mathbf{x}) - P(\\omega_-\\mid\\mathbf{x})` in the
-        least-squares sense). ``"fisher"``: :math:`N/N_+` for the positive and
-        :math:`N/N_-` for the negative class, which gives Fisher's direction
-        with threshold :math:`-\\mathbf{m}^\\top\\mathbf{w}`.
+        The targets :math:`\\beta_i > 0`. ``"ones"``: all 1 (as :math:`N\\to\\infty`
+        the solution tends to the best linear approximation, in mean square, of
+        the Bayes discriminant :math:`2q(\\mathbf{x}) - 1`, with
+        :math:`q(\\mathbf{x}) = P(\\omega_+\\mid\\mathbf{x})`; its sign need not
+        match the Bayes rule).
+        ``"fisher"``: :math:`N/N_+` for the positive and :math:`N/N_-` for the
+        negative class, which gives Fisher's direction with threshold
+        :math:`-\\mathbf{m}^\\top\\mathbf{w}`.
     eta : float or "auto", default="auto"
-        Step size for ``"gd"``/``"lms"`` (ignored by ``"pinv"``). ``"auto"``
-        is :math:`1/L` for ``"gd"``, with :math:`L` the largest eigenvalue of
-        :math:`Z^\\top Z/N`, and :math:`1/\\max_i\\lVert\\mathbf{z}_i\\rVert^2` for
-        ``"lms"``. Steps that make the iteration diverge (:math:`\\eta \\ge 2/L`,
-        resp. :math:`\\eta\\max_i\\lVert\\mathbf{z}_i\\rVert^2 \\ge 2`) raise
-        ``ValueError`` rather than overflow.
+        Step size :math:`\\eta` for ``"gd"``/``"lms"`` (ignored by ``"pinv"``).
+        ``"auto"`` is :math:`1/\\lambda_{\\max}` for ``"gd"``, with
+        :math:`\\lambda_{\\max}` the largest eigenvalue of :math:`Z^\\top Z/N` (``L`` in
+        the error message), and :math:`1/\\max_i\\lVert\\mathbf{z}_i\\rVert^2` for
+        ``"lms"``. Steps outside the stable range raise ``ValueError``: for
+        ``"gd"`` :math:`\\eta \\ge 2/\\lambda_{\\max}`, where the iteration does not
+        converge; for ``"lms"`` :math:`\\eta\\max_i\\lVert\\mathbf{z}_i\\rVert^2 \\ge 2`,
+        where the first epoch's updates would amplify the residuals they correct.
     max_iter : int, default=1000
         Iterations (``"gd"``) or epochs (``"lms"``).
     tol : float, default=1e-6
