@@ -1,8 +1,8 @@
 """Exercise set "smo" (chapter 10): one step of sequential minimal optimisation.
 
 Notation of Platt (1998): the pair being optimised is (alpha1, alpha2), passed
-as arrays of length 2; g(x) = sum_j alpha_j y_j K(x_j, x) + b and the errors are
-E_i = g(x_i) - y_i; K is the 2 x 2 Gram matrix of the pair and
+as arrays of length 2; f(x) = sum_j alpha_j y_j K(x_j, x) + b and the errors are
+E_i = f(x_i) - y_i; K is the 2 x 2 Gram matrix of the pair and
 kappa = K11 + K22 - 2 K12.  Expected values are literals computed once from the
 reference solutions.
 """
