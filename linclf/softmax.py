@@ -384,9 +384,8 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         return binary_decision(self._class_scores(X))
 
     def _class_scores(self, X):
-        check_is_fitted(self, ["coef_", "intercept_"])
-        X = check_n_features(self, X)
-        return X @ self.coef_.T + self.intercept_
+        # the mixin's scores: one column per class, since coef_ has a row per class
+        return LinearClassifierMixin.decision_function(self, X)
 
     def predict_proba(self, X):
         """Softmax probabilities, columns ordered as ``classes_``.
