@@ -12,6 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+# _config.yml names the vendored static directory; Sphinx warns (and -W fails)
+# if it is absent, so a PDF-only build on a clean checkout vendors it too.
+.venv/bin/python scripts/vendor_assets.py
 
 TEX_PACKAGES="texlive-xetex texlive-latex-extra texlive-fonts-recommended texlive-lang-chinese \
 fonts-noto-cjk fonts-freefont-otf fonts-dejavu-core latexmk xindy poppler-utils"
