@@ -28,7 +28,10 @@ import numbers
 
 import numpy as np
 
-__all__ = ["Interval", "Options", "Instance", "Callable", "ArrayLike", "validate_params"]
+__all__ = [
+    "Interval", "Options", "Instance", "Callable", "ArrayLike", "validate_params",
+    "check_coef0", "check_degree",
+]
 
 
 def _is_real(value):
@@ -176,3 +179,27 @@ def validate_params(estimator):
             raise ValueError(message)
         raise TypeError(message)
     return checked
+
+
+# Scalar checks shared by the kernels and the explicit feature maps.
+
+
+def check_coef0(coef0):
+    """A finite real number (a kernel's constant :math:`c_0`)."""
+    if isinstance(coef0, bool) or not isinstance(coef0, (numbers.Real, np.number)):
+        raise TypeError(f"coef0 must be a real number; got {coef0!r}.")
+    if not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be finite; got {coef0!r}.")
+    return float(coef0)
+
+
+def check_degree(degree):
+    """A positive integer (an integral float such as ``3.0`` is accepted)."""
+    if isinstance(degree, bool) or not isinstance(degree, (numbers.Integral, np.integer)):
+        if isinstance(degree, (numbers.Real, np.number)) and float(degree).is_integer():
+            degree = int(degree)
+        else:
+            raise TypeError(f"degree must be a positive integer; got {degree!r}.")
+    if degree < 1:
+        raise ValueError(f"degree must be a positive integer (>= 1); got {degree!r}.")
+    return int(degree)

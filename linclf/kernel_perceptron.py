@@ -31,8 +31,8 @@ from ._validation import (
     encode_binary,
 )
 from .base import BaseEstimator, ClassifierMixin
+from .kernels import Kernel
 from .optim import warn_not_converged
-from .svm import _kernel_block, _kernel_spec
 
 __all__ = ["KernelPerceptron"]
 
@@ -77,7 +77,7 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
 
-    # kernel, gamma, degree and coef0 are checked with the kernel (_kernel_spec)
+    # kernel, gamma, degree and coef0 are checked by Kernel.from_params
     _parameter_constraints = {"max_iter": [Interval("integer", 1, None)]}
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, max_iter=1000):
@@ -102,8 +102,10 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="KernelPerceptron")
-        self._spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
-        K = self._spec.K if self._spec.name == "precomputed" else self._spec.block(X, X)
+        self.kernel_ = Kernel.from_params(
+            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X=X
+        )
+        K = self.kernel_.block(X, X)
         n = X.shape[0]
         alpha = np.zeros(n)
         score = np.zeros(n)  # f(x_t) for every training point, including b
@@ -154,7 +156,7 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         X = check_n_features(self, X)
         if self.support_.size == 0:
             return np.full(X.shape[0], self.intercept_[0])
-        return _kernel_block(self, X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+        return self.kernel_.block(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the score is > 0.

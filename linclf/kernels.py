@@ -2,9 +2,11 @@ r"""Kernel functions, Gram matrices and the explicit polynomial feature map.
 
 A kernel is a function :math:`k(\mathbf{x}, \mathbf{x}')` that equals an inner
 product :math:`\phi(\mathbf{x})^\top \phi(\mathbf{x}')` in some feature space.
-Every function here takes two data matrices ``X`` of shape ``(n, d)`` and ``Z``
-of shape ``(m, d)`` (rows :math:`\mathbf{x}'_j`) and returns the ``(n, m)``
-matrix :math:`K` of all pairwise kernel values, computed without Python loops.
+Every kernel of the library is one :class:`Kernel` object: its formula, its
+parameters and their validation live there, and :class:`linclf.SVC`, the SMO
+solver (:mod:`linclf.smo`), :class:`linclf.KernelPerceptron` and the book's
+chapters all evaluate kernels through it. The functions ``linear_kernel`` ...
+``sigmoid_kernel`` are the same formulas with validated inputs, one call each.
 
 The parametrisation follows scikit-learn, so the Gram matrices can be compared
 entry by entry with :mod:`sklearn.metrics.pairwise`. In the book's notation
@@ -17,20 +19,32 @@ entry by entry with :mod:`sklearn.metrics.pairwise`. In the book's notation
 ``"laplacian"`` :math:`\exp(-\lVert \mathbf{x} - \mathbf{x}' \rVert_1/\sigma)`, ``gamma`` :math:`= 1/\sigma`
 ``"sigmoid"``   :math:`\tanh(\theta\,\mathbf{x}^\top \mathbf{x}' + c_0)`, ``gamma`` :math:`= \theta` (not PSD in general)
 ==============  =====================================================
+
+**Factored form.** Except for the Laplacian kernel (an :math:`\ell_1` distance)
+and user callables, each kernel is a scalar *link* applied to a matrix product,
+:math:`K(A, B) = \mathrm{link}(P(A)\,Q(B)^\top)` (:meth:`Kernel.factors`): the
+linear kernel has :math:`P = Q = X`; the Gaussian kernel
+:math:`P = [2\gamma X,\ -\gamma\lVert\mathbf x\rVert^2,\ 1]`,
+:math:`Q = [X,\ 1,\ -\gamma\lVert\mathbf x\rVert^2]` and the link
+:math:`\exp`. A solver that needs one kernel row at a time (SMO) then computes
+it with one matrix-vector product, from the same formula as the Gram matrix.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import numbers
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
+from ._params import check_coef0, check_degree
 from ._validation import check_array
+from .feature_maps import n_polynomial_features, polynomial_features
 
 __all__ = [
     "KERNELS",
+    "Kernel",
     "linear_kernel",
     "polynomial_kernel",
     "rbf_kernel",
@@ -42,6 +56,16 @@ __all__ = [
     "polynomial_features",
     "n_polynomial_features",
 ]
+
+#: Kernel names and the parameters each takes.
+KERNELS = {
+    "linear": (),
+    "poly": ("degree", "gamma", "coef0"),
+    "rbf": ("gamma",),
+    "laplacian": ("gamma",),
+    "sigmoid": ("gamma", "coef0"),
+}
+_ALIASES = {"polynomial": "poly", "gaussian": "rbf"}
 
 
 # ---------------------------------------------------------------------------
@@ -62,39 +86,268 @@ def _check_pair(X, Z):
     return X, Z
 
 
-def _check_gamma(gamma, n_features):
-    """``None`` means ``1 / n_features`` (scikit-learn's default); else a float > 0."""
-    if gamma is None:
-        return 1.0 / n_features
+def _check_gamma(gamma, X=None):
+    """A number > 0; ``None``/``"auto"`` mean ``1/d``; ``"scale"`` means ``1/(d Var X)`` (scikit-learn's rules)."""
+    if gamma is None or isinstance(gamma, str):
+        if X is None:
+            raise ValueError(f"gamma={gamma!r} is resolved from the data; no data were given.")
+        d = X.shape[1]
+        if gamma is None or gamma == "auto":
+            return 1.0 / d
+        if gamma == "scale":
+            with np.errstate(over="ignore", invalid="ignore"):
+                var = float(X.var())
+            if not np.isfinite(var):
+                raise ValueError(
+                    "gamma='scale' needs the variance of X, which overflows float64 "
+                    "(X.var() = inf); rescale X (e.g. StandardScaler) or pass a number."
+                )
+            return 1.0 / (d * var) if var > 0 else 1.0
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0; got {gamma!r}.")
     if isinstance(gamma, bool) or not isinstance(gamma, (numbers.Real, np.number)):
-        raise TypeError(f"gamma must be a positive number; got {gamma!r}.")
+        raise TypeError(f"gamma must be a positive number (or 'scale'/'auto'); got {gamma!r}.")
     if not np.isfinite(gamma) or gamma <= 0:
         raise ValueError(f"gamma must be a finite number > 0; got {gamma!r}.")
     return float(gamma)
 
 
-def _check_coef0(coef0):
-    if isinstance(coef0, bool) or not isinstance(coef0, (numbers.Real, np.number)):
-        raise TypeError(f"coef0 must be a real number; got {coef0!r}.")
-    if not np.isfinite(coef0):
-        raise ValueError(f"coef0 must be finite; got {coef0!r}.")
-    return float(coef0)
+def _resolve_name(kernel):
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be a string or a callable; got {kernel!r}.")
+    name = _ALIASES.get(kernel, kernel)
+    if name not in KERNELS:
+        raise ValueError(
+            f"Unknown kernel {kernel!r}; use one of {sorted(KERNELS)} "
+            "(or 'polynomial', 'gaussian') or a callable K(X, Z) -> array of shape (n, m)."
+        )
+    return name
 
 
-def _check_degree(degree):
-    if isinstance(degree, bool) or not isinstance(degree, (numbers.Integral, np.integer)):
-        if isinstance(degree, (numbers.Real, np.number)) and float(degree).is_integer():
-            degree = int(degree)
-        else:
-            raise TypeError(f"degree must be a positive integer; got {degree!r}.")
-    if degree < 1:
-        raise ValueError(f"degree must be a positive integer (>= 1); got {degree!r}.")
-    return int(degree)
+def _check_kernel_output(K, n, m):
+    """Check that a user kernel returned a finite ``(n, m)`` array."""
+    K = np.asarray(K, dtype=float) if not isinstance(K, np.ndarray) else K
+    if K.shape != (n, m):
+        raise ValueError(
+            f"The kernel callable returned an array of shape {K.shape}; expected "
+            f"({n}, {m}) = (len(X), len(Z))."
+        )
+    if K.dtype.kind not in "fiub":
+        raise TypeError(f"The kernel callable returned an array of dtype {K.dtype}.")
+    K = K.astype(float, copy=False)
+    if not np.all(np.isfinite(K)):
+        raise ValueError("The kernel callable returned NaN or infinite values.")
+    return K
+
+
+def _check_finite_norms(X):
+    """Every kernel value would be inf or NaN if a squared row norm overflows."""
+    with np.errstate(over="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    if not np.all(np.isfinite(sq)):
+        raise ValueError(
+            f"X has rows whose squared norm overflows float64 (for example row "
+            f"{int(np.flatnonzero(~np.isfinite(sq))[0])}); every kernel value would be "
+            "inf or NaN. Rescale X (e.g. StandardScaler) before fitting."
+        )
 
 
 # ---------------------------------------------------------------------------
-# the kernels
+# the kernel object
 # ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kernel:
+    r"""A kernel with its parameters: the one place where kernel formulas live.
+
+    Build one with :meth:`from_params` (which validates the parameters and
+    resolves ``gamma="scale"``), then call it like a function:
+    ``Kernel.from_params("rbf", gamma=0.5)(X, Z)`` is the Gram matrix
+    :math:`K_{ij} = k(\mathbf x_i, \mathbf z_j)`. The object holds no data, so a
+    fitted model that keeps it keeps only the formula and its parameters.
+
+    Parameters
+    ----------
+    name : str
+        ``"linear"``, ``"poly"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"`` or
+        ``"callable"``.
+    gamma : float, default=1.0
+        Scale of the kernel (``poly``, ``rbf``, ``laplacian``, ``sigmoid``).
+    degree : int, default=3
+        Degree :math:`p` of ``poly``.
+    coef0 : float, default=0.0
+        The constant :math:`c_0` of ``poly`` and ``sigmoid``.
+    function : callable or None, default=None
+        The user's ``function(A, B) -> (len(A), len(B))`` array (``"callable"``).
+    """
+
+    name: str
+    gamma: float = 1.0
+    degree: int = 3
+    coef0: float = 0.0
+    function: Callable | None = None
+
+    @classmethod
+    def from_params(cls, kernel="rbf", *, gamma=None, degree=3, coef0=0.0, X=None):
+        """Validate a kernel specification and build the :class:`Kernel`.
+
+        Parameters
+        ----------
+        kernel : str or callable or Kernel, default="rbf"
+            A kernel name (aliases ``"polynomial"``, ``"gaussian"``), a callable
+            ``kernel(A, B)``, or a :class:`Kernel` (returned unchanged).
+        gamma : float, "scale", "auto" or None, default=None
+            ``None`` and ``"auto"`` mean :math:`1/d`, ``"scale"`` means
+            :math:`1/(d\\,\\mathrm{Var}\\,X)`; both need ``X``.
+        degree : int, default=3
+        coef0 : float, default=0.0
+        X : ndarray of shape (n, d) or None, default=None
+            Training data: resolves ``gamma`` and is checked for overflowing norms.
+
+        Returns
+        -------
+        Kernel
+        """
+        if isinstance(kernel, Kernel):
+            return kernel
+        if callable(kernel):
+            return cls("callable", function=kernel)
+        name = _resolve_name(kernel)
+        if X is not None:
+            _check_finite_norms(X)
+        if name == "linear":
+            return cls(name)
+        gamma = _check_gamma(gamma, X)
+        if name in ("rbf", "laplacian"):
+            return cls(name, gamma=gamma)
+        coef0 = check_coef0(coef0)
+        if name == "sigmoid":
+            return cls(name, gamma=gamma, coef0=coef0)
+        return cls(name, gamma=gamma, degree=check_degree(degree), coef0=coef0)
+
+    # -- the formulas ---------------------------------------------------------
+
+    def factors(self, X):
+        r"""Factors :math:`(P, Q)` with :math:`K(A, B) = \mathrm{link}(P(A)\,Q(B)^\top)`.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+
+        Returns
+        -------
+        P, Q : ndarray of shape (n, d') or None
+            ``None`` for the Laplacian kernel and callables (no such form).
+        """
+        if self.name == "linear":
+            return X, X
+        if self.name in ("poly", "sigmoid"):
+            # gamma x.z + c0 = [gamma x, c0] . [z, 1]
+            n = X.shape[0]
+            return (np.column_stack([self.gamma * X, np.full(n, self.coef0)]),
+                    np.column_stack([X, np.ones(n)]))
+        if self.name == "rbf":
+            # -gamma ||x - z||^2 = [2 gamma x, -gamma |x|^2, 1] . [z, 1, -gamma |z|^2]
+            neg_gsq = -self.gamma * np.einsum("ij,ij->i", X, X)
+            one = np.ones(X.shape[0])
+            return (np.column_stack([2.0 * self.gamma * X, neg_gsq, one]),
+                    np.column_stack([X, one, neg_gsq]))
+        return None, None
+
+    def link(self, G):
+        """Apply the kernel's scalar link to ``G = P(A) Q(B)^T`` in place and return it.
+
+        Parameters
+        ----------
+        G : ndarray
+
+        Returns
+        -------
+        ndarray
+            ``G`` itself, overwritten.
+        """
+        if self.name == "poly":
+            return np.power(G, self.degree, out=G)
+        if self.name == "sigmoid":
+            return np.tanh(G, out=G)
+        if self.name == "rbf":
+            # round-off can make a squared distance negative (K > 1) for
+            # nearby points: the exponent -gamma ||x - z||^2 is at most 0
+            np.minimum(G, 0.0, out=G)
+            return np.exp(G, out=G)
+        return G
+
+    def block(self, A, B):
+        """``K(A, B)`` for arrays already validated (the solvers' fast path).
+
+        Parameters
+        ----------
+        A : ndarray of shape (m, d)
+        B : ndarray of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (m, n)
+        """
+        if self.name == "callable":
+            return _check_kernel_output(self.function(A, B), A.shape[0], B.shape[0])
+        if self.name == "laplacian":
+            # sum |a_k - b_k| one feature at a time: memory O(m n), not O(m n d)
+            G = np.zeros((A.shape[0], B.shape[0]))
+            for k in range(A.shape[1]):
+                G += np.abs(A[:, k, None] - B[None, :, k])
+            G *= -self.gamma
+            return np.exp(G, out=G)
+        P, Q = self.factors(A)
+        if B is not A:
+            _, Q = self.factors(B)
+        G = P @ Q.T
+        if self.name == "rbf" and A is B:
+            np.fill_diagonal(G, 0.0)  # exact zero distance of a point to itself
+        return self.link(G)
+
+    def diagonal(self, X):
+        r""":math:`k(\mathbf x_i, \mathbf x_i)` for every row of ``X``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        if self.name in ("rbf", "laplacian"):
+            return np.ones(X.shape[0])
+        if self.name == "callable":
+            return np.array([self.block(x[None, :], x[None, :])[0, 0] for x in X])
+        P, Q = self.factors(X)
+        return self.link(np.einsum("ij,ij->i", P, Q))
+
+    def __call__(self, X, Z=None):
+        """The Gram matrix ``K(X, Z)`` (``Z=None``: ``K(X, X)``), inputs validated.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        Z : array_like of shape (m, d), optional
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+        """
+        X, Z = _check_pair(X, Z)
+        return self.block(X, Z)
+
+
+# ---------------------------------------------------------------------------
+# the kernels as functions
+# ---------------------------------------------------------------------------
+
+
+def _evaluate(name, X, Z, **params):
+    X, Z = _check_pair(X, Z)
+    return Kernel.from_params(name, X=X, **params).block(X, Z)
 
 
 def linear_kernel(X, Z=None):
@@ -110,8 +363,7 @@ def linear_kernel(X, Z=None):
     -------
     K : ndarray of shape (n, m)
     """
-    X, Z = _check_pair(X, Z)
-    return X @ Z.T
+    return _evaluate("linear", X, Z)
 
 
 def polynomial_kernel(X, Z=None, degree=3, gamma=1.0, coef0=1.0):
@@ -135,28 +387,7 @@ def polynomial_kernel(X, Z=None, degree=3, gamma=1.0, coef0=1.0):
     -------
     K : ndarray of shape (n, m)
     """
-    X, Z = _check_pair(X, Z)
-    degree = _check_degree(degree)
-    gamma = _check_gamma(gamma, X.shape[1])
-    coef0 = _check_coef0(coef0)
-    K = X @ Z.T
-    K *= gamma
-    K += coef0
-    return K**degree
-
-
-def _squared_distances(X, Z):
-    r""":math:`\lVert\mathbf{x}_i - \mathbf{x}'_j\rVert^2` via :math:`\lVert\mathbf{x}\rVert^2 + \lVert\mathbf{x}'\rVert^2 - 2\mathbf{x}^\top\mathbf{x}'`."""
-    D = X @ Z.T
-    D *= -2.0
-    D += np.einsum("ij,ij->i", X, X)[:, None]
-    D += np.einsum("ij,ij->i", Z, Z)[None, :]
-    # The expansion cancels catastrophically for nearby points and can come out
-    # as -1e-15 instead of 0; a negative squared distance would give K > 1.
-    np.maximum(D, 0.0, out=D)
-    if X is Z:
-        np.fill_diagonal(D, 0.0)
-    return D
+    return _evaluate("poly", X, Z, degree=degree, gamma=gamma, coef0=coef0)
 
 
 def rbf_kernel(X, Z=None, gamma=None):
@@ -176,11 +407,7 @@ def rbf_kernel(X, Z=None, gamma=None):
     -------
     K : ndarray of shape (n, m), entries in (0, 1]
     """
-    X, Z = _check_pair(X, Z)
-    gamma = _check_gamma(gamma, X.shape[1])
-    D = _squared_distances(X, Z)
-    D *= -gamma
-    return np.exp(D, out=D)
+    return _evaluate("rbf", X, Z, gamma=gamma)
 
 
 def laplacian_kernel(X, Z=None, gamma=None):
@@ -197,14 +424,7 @@ def laplacian_kernel(X, Z=None, gamma=None):
     -------
     K : ndarray of shape (n, m)
     """
-    X, Z = _check_pair(X, Z)
-    gamma = _check_gamma(gamma, X.shape[1])
-    # Sum |x_k - z_k| one feature at a time: memory O(n m), not O(n m d).
-    D = np.zeros((X.shape[0], Z.shape[0]))
-    for k in range(X.shape[1]):
-        D += np.abs(X[:, k, None] - Z[None, :, k])
-    D *= -gamma
-    return np.exp(D, out=D)
+    return _evaluate("laplacian", X, Z, gamma=gamma)
 
 
 def sigmoid_kernel(X, Z=None, gamma=None, coef0=1.0):
@@ -228,34 +448,7 @@ def sigmoid_kernel(X, Z=None, gamma=None, coef0=1.0):
     -------
     K : ndarray of shape (n, m), entries in (-1, 1)
     """
-    X, Z = _check_pair(X, Z)
-    gamma = _check_gamma(gamma, X.shape[1])
-    coef0 = _check_coef0(coef0)
-    K = X @ Z.T
-    K *= gamma
-    K += coef0
-    return np.tanh(K, out=K)
-
-
-#: Kernel names, the function computing each and the parameters it takes.
-KERNELS = {
-    "linear": (linear_kernel, ()),
-    "poly": (polynomial_kernel, ("degree", "gamma", "coef0")),
-    "rbf": (rbf_kernel, ("gamma",)),
-    "laplacian": (laplacian_kernel, ("gamma",)),
-    "sigmoid": (sigmoid_kernel, ("gamma", "coef0")),
-}
-_ALIASES = {"polynomial": "poly", "gaussian": "rbf"}
-
-
-def _resolve_name(kernel):
-    name = _ALIASES.get(kernel, kernel)
-    if name not in KERNELS:
-        raise ValueError(
-            f"Unknown kernel {kernel!r}; use one of {sorted(KERNELS)} "
-            "(or 'polynomial', 'gaussian') or a callable K(X, Z) -> array of shape (n, m)."
-        )
-    return name
+    return _evaluate("sigmoid", X, Z, gamma=gamma, coef0=coef0)
 
 
 def get_kernel(kernel, **params):
@@ -268,7 +461,8 @@ def get_kernel(kernel, **params):
         ``"sigmoid"``, or a callable ``kernel(X, Z, **params)``.
     **params
         Kernel parameters (``degree``, ``gamma``, ``coef0``). For a named
-        kernel only the parameters it uses are accepted.
+        kernel only the parameters it uses are accepted; ``gamma`` defaults to
+        ``1 / d`` and ``coef0`` of ``poly``/``sigmoid`` to 1, as in the functions above.
 
     Returns
     -------
@@ -292,36 +486,18 @@ def get_kernel(kernel, **params):
 
         K.__name__ = getattr(user, "__name__", "kernel")
         return K
-    if not isinstance(kernel, str):
-        raise TypeError(f"kernel must be a string or a callable; got {kernel!r}.")
     name = _resolve_name(kernel)
-    func, allowed = KERNELS[name]
-    unknown = sorted(set(params) - set(allowed))
+    unknown = sorted(set(params) - set(KERNELS[name]))
     if unknown:
         raise TypeError(
-            f"kernel {name!r} takes the parameters {list(allowed)}; got unexpected {unknown}."
+            f"kernel {name!r} takes the parameters {list(KERNELS[name])}; got unexpected {unknown}."
         )
+    defaults = {"coef0": 1.0} if name in ("poly", "sigmoid") else {}
 
     def K(X, Z=None):
-        return func(X, Z, **params)
+        return _evaluate(name, X, Z, **{**defaults, **params})
 
     K.__name__ = f"{name}_kernel"
-    return K
-
-
-def _check_kernel_output(K, n, m):
-    """Check that a user kernel returned a finite ``(n, m)`` array."""
-    K = np.asarray(K, dtype=float) if not isinstance(K, np.ndarray) else K
-    if K.shape != (n, m):
-        raise ValueError(
-            f"The kernel callable returned an array of shape {K.shape}; expected "
-            f"({n}, {m}) = (len(X), len(Z))."
-        )
-    if K.dtype.kind not in "fiub":
-        raise TypeError(f"The kernel callable returned an array of dtype {K.dtype}.")
-    K = K.astype(float, copy=False)
-    if not np.all(np.isfinite(K)):
-        raise ValueError("The kernel callable returned NaN or infinite values.")
     return K
 
 
@@ -342,6 +518,7 @@ def gram_matrix(X, kernel="rbf", Z=None, **params):
     K : ndarray of shape (n, m)
     """
     return get_kernel(kernel, **params)(X, Z)
+
 
 
 def is_psd(K, tol=1e-10):
@@ -369,86 +546,3 @@ def is_psd(K, tol=1e-10):
     eigenvalues = np.linalg.eigvalsh((K + K.T) / 2)
     scale = max(1.0, float(np.max(np.abs(eigenvalues))))
     return bool(eigenvalues[0] >= -tol * scale)
-
-
-# ---------------------------------------------------------------------------
-# explicit feature map of the polynomial kernel
-# ---------------------------------------------------------------------------
-
-
-def _monomials(n_features, degree):
-    """Exponent tuples of all monomials of total degree 0..degree, by degree then index."""
-    for q in range(degree + 1):
-        for combo in itertools.combinations_with_replacement(range(n_features), q):
-            yield q, np.bincount(np.asarray(combo, dtype=int), minlength=n_features)
-
-
-def polynomial_features(X, degree=2, coef0=1.0):
-    r"""Explicit feature map :math:`\phi` with :math:`\phi(\mathbf{x})^\top\phi(\mathbf{x}') = (\mathbf{x}^\top\mathbf{x}' + c_0)^p`.
-
-    By the multinomial theorem, with :math:`k_0 = p - \sum_i k_i`,
-
-    .. math::
-
-        (\mathbf{x}^\top\mathbf{x}' + c_0)^p
-        = \sum_{k_0 + k_1 + \dots + k_d = p} \frac{p!}{k_0!\,k_1!\cdots k_d!}\,
-          c_0^{k_0} \prod_i (x_i x'_i)^{k_i},
-
-    so one feature per monomial :math:`\prod_i x_i^{k_i}` of degree :math:`\le p`,
-    weighted by the square root of its coefficient, reproduces the kernel. For
-    :math:`p = 2`, :math:`d = 2`:
-    :math:`\phi(\mathbf{x}) = (c_0, \sqrt{2c_0}x_1, \sqrt{2c_0}x_2, x_1^2, \sqrt2 x_1x_2, x_2^2)`.
-
-    Parameters
-    ----------
-    X : array_like of shape (n, d)
-    degree : int, default=2
-    coef0 : float, default=1.0
-        Must be :math:`\ge 0` (a negative :math:`c_0` would need imaginary
-        weights: the kernel is then not PSD in general).
-
-    Returns
-    -------
-    Phi : ndarray of shape (n, C(d + p, p))
-        Columns ordered by total degree (the constant first), then
-        lexicographically. With ``coef0=0`` the lower-degree columns are zero.
-    """
-    X = check_array(X, name="X")
-    degree = _check_degree(degree)
-    coef0 = _check_coef0(coef0)
-    if coef0 < 0:
-        raise ValueError(
-            f"coef0 must be >= 0 for a real feature map; got {coef0!r}."
-        )
-    columns = []
-    for q, k in _monomials(X.shape[1], degree):
-        coefficient = math.factorial(degree) / (
-            math.factorial(degree - q) * math.prod(math.factorial(int(e)) for e in k)
-        )
-        weight = math.sqrt(coefficient * coef0 ** (degree - q))
-        columns.append(weight * np.prod(X**k, axis=1))
-    return np.column_stack(columns)
-
-
-def n_polynomial_features(d, degree):
-    r"""Number of monomials of degree 1..p in d variables: :math:`\binom{d+p}{p} - 1`.
-
-    The constant is not counted. For :math:`d = 3`: degree :math:`\le 2` gives
-    3 + 6 = 9 and degree :math:`\le 3` gives 9 + 10 = 19. (The feature map of
-    :func:`polynomial_features` has one more column, the constant.)
-
-    Parameters
-    ----------
-    d : int
-        Number of input features (>= 1).
-    degree : int
-        Highest total degree p (>= 1).
-
-    Returns
-    -------
-    int
-    """
-    if isinstance(d, bool) or not isinstance(d, (numbers.Integral, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer; got {d!r}.")
-    degree = _check_degree(degree)
-    return math.comb(int(d) + degree, degree) - 1

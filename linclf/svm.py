@@ -17,13 +17,11 @@ subject to :math:`0 \le \alpha_i \le C`, :math:`\mathbf y^\top\boldsymbol\alpha 
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels as _kernels
 from ._params import Instance, Interval, Options, validate_params
 from ._validation import (
     ConvergenceWarning,
@@ -35,7 +33,8 @@ from ._validation import (
     encode_binary,
 )
 from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin
-from .smo import SELECTIONS, KernelSpec, smo_solve
+from .kernels import Kernel
+from .smo import SELECTIONS, smo_solve
 
 __all__ = ["SVC", "LinearSVM", "KKTReport", "dual_objective"]
 
@@ -70,67 +69,6 @@ def dual_objective(dual_coef, K):
             f"K must have shape ({beta.size}, {beta.size}) to match dual_coef; got {K.shape}."
         )
     return float(0.5 * beta @ K @ beta - np.abs(beta).sum())
-
-
-def _resolve_gamma(gamma, X):
-    """``"scale"`` → 1/(d·Var X), ``"auto"`` → 1/d, else a number > 0 (scikit-learn's rules)."""
-    d = X.shape[1]
-    if isinstance(gamma, str):
-        if gamma == "scale":
-            with np.errstate(over="ignore", invalid="ignore"):
-                var = float(X.var())
-            if not np.isfinite(var):
-                raise ValueError(
-                    "gamma='scale' needs the variance of X, which overflows float64 "
-                    "(X.var() = inf); rescale X (e.g. StandardScaler) or pass a number."
-                )
-            return 1.0 / (d * var) if var > 0 else 1.0
-        if gamma == "auto":
-            return 1.0 / d
-        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0; got {gamma!r}.")
-    if isinstance(gamma, bool) or not isinstance(gamma, (numbers.Real, np.number)):
-        raise TypeError(f"gamma must be 'scale', 'auto' or a number > 0; got {gamma!r}.")
-    if not np.isfinite(gamma) or gamma <= 0:
-        raise ValueError(f"gamma must be a finite number > 0; got {gamma!r}.")
-    return float(gamma)
-
-
-def _kernel_spec(kernel, gamma, degree, coef0, X):
-    """Validate the kernel hyper-parameters and build the solver's :class:`KernelSpec`.
-
-    A callable kernel is evaluated once on the training data and its output
-    shape and values are checked.
-    """
-    if callable(kernel):
-        K = _kernels._check_kernel_output(kernel(X, X), X.shape[0], X.shape[0])
-        return KernelSpec("precomputed", K=K)
-    if not isinstance(kernel, str):
-        raise TypeError(f"kernel must be a string or a callable; got {kernel!r}.")
-    with np.errstate(over="ignore"):
-        sq = np.einsum("ij,ij->i", X, X)
-    if not np.all(np.isfinite(sq)):
-        raise ValueError(
-            f"X has rows whose squared norm overflows float64 (for example row "
-            f"{int(np.flatnonzero(~np.isfinite(sq))[0])}); every kernel value would be "
-            "inf or NaN. Rescale X (e.g. StandardScaler) before fitting."
-        )
-    name = _kernels._resolve_name(kernel)
-    spec = KernelSpec(name)
-    if name in ("poly", "rbf", "laplacian", "sigmoid"):
-        spec.gamma = _resolve_gamma(gamma, X)
-    if name == "poly":
-        spec.degree = _kernels._check_degree(degree)
-    if name in ("poly", "sigmoid"):
-        spec.coef0 = _kernels._check_coef0(coef0)
-    return spec
-
-
-def _kernel_block(estimator, X, Z):
-    """``K(X, Z)`` with the fitted kernel (checks a callable's output shape)."""
-    kernel = estimator.kernel
-    if callable(kernel):
-        return _kernels._check_kernel_output(kernel(X, Z), X.shape[0], Z.shape[0])
-    return estimator._spec.block(X, Z)
 
 
 @dataclass
@@ -272,7 +210,7 @@ class SVC(BaseEstimator, ClassifierMixin):
         self.shrinking = shrinking
         self.cache_size = cache_size
 
-    # kernel, gamma, degree and coef0 are checked with the kernel (_kernel_spec)
+    # kernel, gamma, degree and coef0 are checked by Kernel.from_params
     _parameter_constraints = {
         "C": [Interval("real", 0, None, closed="neither"), Options(float("inf"))],
         "tol": [Interval("real", 0, None, closed="neither")],
@@ -308,17 +246,19 @@ class SVC(BaseEstimator, ClassifierMixin):
         C, tol, cache = self._check_params()
         X, y = check_X_y(X, y)
         self.classes_, y_pm = encode_binary(y, estimator="SVC")
-        spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, X)
+        kernel = Kernel.from_params(
+            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X=X
+        )
         res = smo_solve(
-            spec,
-            X if spec.name != "precomputed" else None,
+            kernel,
+            X,
             y_pm,
             C,
             tol=tol,
             max_iter=self.max_iter,
             selection=self.selection,
             shrinking=(
-                spec.name == "linear" and X.shape[0] >= 2000
+                kernel.name == "linear" and X.shape[0] >= 2000
                 if self.shrinking == "auto" else bool(self.shrinking)
             ),
             cache_size=cache,
@@ -331,14 +271,14 @@ class SVC(BaseEstimator, ClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        # A callable kernel's training Gram matrix served the solver only: prediction
-        # calls the kernel again, so the fitted model does not keep N x N numbers.
-        self._spec = KernelSpec("precomputed") if spec.name == "precomputed" else spec
+        # the kernel object holds the formula and its parameters, no data: a
+        # callable's training Gram matrix served the solver only
+        self.kernel_ = kernel
         self._C = C
         self._y = y_pm
         self._v = res.v
         self.n_features_in_ = X.shape[1]
-        self.gamma_ = spec.gamma if spec.name in ("poly", "rbf", "laplacian", "sigmoid") else None
+        self.gamma_ = kernel.gamma if kernel.name in ("poly", "rbf", "laplacian", "sigmoid") else None
         self.alpha_ = res.alpha
         self.support_ = np.flatnonzero(res.alpha > 0)
         self.support_vectors_ = X[self.support_]
@@ -381,7 +321,7 @@ class SVC(BaseEstimator, ClassifierMixin):
         X = check_n_features(self, X)
         if self.support_.size == 0:
             return np.full(X.shape[0], self.intercept_[0])
-        K = _kernel_block(self, X, self.support_vectors_)
+        K = self.kernel_.block(X, self.support_vectors_)
         return K @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):

@@ -134,3 +134,79 @@ def test_n_polynomial_features_counts():
     assert K.n_polynomial_features(2, 2) == 5
     with pytest.raises(ValueError):
         K.n_polynomial_features(0, 2)
+
+
+# ---------------------------------------------------------------------------
+# the Kernel object: one place for formulas, parameters and validation
+# ---------------------------------------------------------------------------
+
+SKLEARN_FORMULAS = {
+    "linear": (pairwise.linear_kernel, {}),
+    "poly": (pairwise.polynomial_kernel, {"degree": 3, "gamma": 0.7, "coef0": 1.5}),
+    "rbf": (pairwise.rbf_kernel, {"gamma": 0.3}),
+    "laplacian": (pairwise.laplacian_kernel, {"gamma": 0.3}),
+    "sigmoid": (pairwise.sigmoid_kernel, {"gamma": 0.2, "coef0": -0.5}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SKLEARN_FORMULAS))
+def test_kernel_object_block_factors_and_diagonal(data, name):
+    X, Z = data
+    theirs, params = SKLEARN_FORMULAS[name]
+    kern = K.Kernel.from_params(name, **params)
+    expected = theirs(X, Z, **params)
+    np.testing.assert_allclose(kern(X, Z), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kern.diagonal(X), np.diag(theirs(X, **params)), rtol=1e-12, atol=1e-12)
+    P, _ = kern.factors(X)
+    if name == "laplacian":
+        assert P is None  # an l1 distance has no factored form
+    else:
+        # the factored form the SMO row cache uses is the same formula
+        _, Q = kern.factors(Z)
+        np.testing.assert_allclose(kern.link(P @ Q.T), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_kernel_from_params_validates_and_resolves_gamma():
+    X = np.random.default_rng(2).normal(size=(30, 4)) * 3
+    assert K.Kernel.from_params("rbf", gamma="scale", X=X).gamma == pytest.approx(1 / (4 * X.var()))
+    assert K.Kernel.from_params("gaussian", gamma="auto", X=X).gamma == 0.25
+    assert K.Kernel.from_params("polynomial", gamma=2.0, degree=2.0).degree == 2
+    assert K.Kernel.from_params("linear") == K.Kernel("linear")
+    kern = K.Kernel.from_params("rbf", gamma=1.0)
+    assert K.Kernel.from_params(kern) is kern
+    with pytest.raises(ValueError, match="Unknown kernel 'cubic'"):
+        K.Kernel.from_params("cubic")
+    with pytest.raises(TypeError, match="string or a callable"):
+        K.Kernel.from_params(3)
+    with pytest.raises(ValueError, match="resolved from the data"):
+        K.Kernel.from_params("rbf", gamma="scale")
+    with pytest.raises(ValueError, match="> 0"):
+        K.Kernel.from_params("rbf", gamma=-1.0)
+    with pytest.raises(TypeError, match="positive integer"):
+        K.Kernel.from_params("poly", gamma=1.0, degree=2.5)
+    with pytest.raises(ValueError, match="overflows float64"):
+        K.Kernel.from_params("rbf", gamma=1.0, X=np.array([[1e200, 0.0]]))
+
+
+def test_callable_kernel_object_checks_output():
+    X = np.random.default_rng(3).normal(size=(6, 2))
+    kern = K.Kernel.from_params(lambda A, B: A @ B.T + 1)
+    assert kern.name == "callable"
+    np.testing.assert_allclose(kern(X), X @ X.T + 1)
+    np.testing.assert_allclose(kern.diagonal(X), np.sum(X**2, axis=1) + 1)
+    with pytest.raises(ValueError, match="shape"):
+        K.Kernel.from_params(lambda A, B: A @ A.T)(X, X[:2])
+
+
+def test_every_kernel_user_holds_the_kernel_object():
+    from linclf import SVC, KernelPerceptron
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1).astype(int)
+    for est in (SVC(kernel="poly", gamma=0.5, degree=2, coef0=1.0),
+                KernelPerceptron(kernel="poly", gamma=0.5, degree=2, coef0=1.0, max_iter=50)):
+        est.fit(X, y)
+        assert est.kernel_ == K.Kernel("poly", gamma=0.5, degree=2, coef0=1.0)
+        # the fitted model keeps the formula and its parameters, not a Gram matrix
+        assert not any(isinstance(v, np.ndarray) and v.shape == (40, 40) for v in vars(est).values())

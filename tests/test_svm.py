@@ -342,10 +342,12 @@ def test_bad_input():
     svc = SVC().fit(X, y)
     with pytest.raises(ValueError, match="3 features"):
         svc.predict(np.zeros((2, 3)))
-    bad = SVC(kernel=lambda A, B: A @ B.T).fit(X, y)
-    bad.kernel = lambda A, B: np.zeros((1, 1))
+    # a callable that is right on (X, X) but ignores its second argument: the
+    # wrong shape at prediction (points against support vectors) is reported
+    bad = SVC(kernel=lambda A, B: A @ A.T).fit(X, y)
+    assert bad.support_.size != 3
     with pytest.raises(ValueError, match="shape"):
-        bad.decision_function(X)
+        bad.decision_function(X[:3])
 
 
 def test_max_iter_warns():
@@ -453,13 +455,16 @@ def _reference_wss2_step(K, y, C, alpha, tau=1e-12):
 def test_wss2_steps_follow_the_second_order_rule(kernel, kw):
     # every step takes the pair of a dense implementation of the rule, from the
     # same point (sigmoid: an indefinite kernel, where a_it <= 0 is read as tau)
-    from linclf.smo import KernelSpec, smo_solve
+    from linclf.kernels import Kernel
+    from linclf.smo import smo_solve
 
     X, y01 = circles(80, seed=3)
     y = np.where(y01 == 1, 1.0, -1.0)
     K = gram_matrix(X, kernel, **kw)
-    spec = KernelSpec("precomputed", K=K) if kernel == "sigmoid" else KernelSpec(kernel, **kw)
-    data = None if kernel == "sigmoid" else X
+    # sigmoid through a callable: the solver's path for a Gram matrix computed once
+    spec = (Kernel("callable", function=lambda A, B: gram_matrix(A, kernel, Z=B, **kw))
+            if kernel == "sigmoid" else Kernel.from_params(kernel, **kw))
+    data = X
     checked = 0
     previous = np.zeros(80)
     with warnings.catch_warnings():
@@ -475,14 +480,15 @@ def test_wss2_steps_follow_the_second_order_rule(kernel, kw):
 
 
 # ---------------------------------------------------------------------------
-# active-set polishing (linclf.smo._polish)
+# active-set polishing (linclf.smo.polish)
 # ---------------------------------------------------------------------------
 
 
 def _solve(X, y, kernel="linear", C=1.0, tol=1e-3, polish="auto", selection="wss2", **kw):
-    from linclf.smo import KernelSpec, smo_solve
+    from linclf.kernels import Kernel
+    from linclf.smo import smo_solve
 
-    spec = KernelSpec(kernel, **kw)
+    spec = Kernel.from_params(kernel, **kw)
     yy = np.where(np.asarray(y) == 1, 1.0, -1.0)
     return smo_solve(spec, X, yy, C, tol=tol, polish=polish, selection=selection), yy
 
@@ -495,18 +501,18 @@ def _objective(res, yy, K):
 @pytest.fixture
 def polish_often(monkeypatch):
     """Polish from the start and every 5 steps, so that every test exercises it."""
-    import linclf.smo as smo
+    import linclf.smo.pairwise as pairwise
 
-    monkeypatch.setattr(smo, "POLISH_START", 0.0)
-    monkeypatch.setattr(smo, "POLISH_EVERY", 5)
+    monkeypatch.setattr(pairwise, "POLISH_START", 0.0)
+    monkeypatch.setattr(pairwise, "POLISH_EVERY", 5)
     steps = []
-    inner = smo._polish
+    inner = pairwise.polish_free_set
 
     def counting(*args):
         steps.append(inner(*args))
         return steps[-1]
 
-    monkeypatch.setattr(smo, "_polish", counting)
+    monkeypatch.setattr(pairwise, "polish_free_set", counting)
     yield steps
     assert sum(steps) > 0, "the polishing never moved: the test did not exercise it"
 
@@ -548,15 +554,15 @@ def test_polishing_cuts_the_steps_on_overlapping_linear_data():
 
 def _level_at(X, yy, res, C=1.0, tol=1e-3):
     """A solver level of the linear-kernel problem at the point of ``res``."""
-    import linclf.smo as smo
+    from linclf.kernels import Kernel
+    from linclf.smo import rows, state
 
     n = X.shape[0]
-    prob = smo._Problem(smo.KernelSpec("linear"), X, yy, C, tol, 200 * 2**20)
-    prob.tau = smo.TAU
+    prob = state.Problem(Kernel("linear"), X, yy, C, tol, 200 * 2**20)
+    prob.tau = state.TAU
     prob.alpha[:] = res.alpha
     prob.v[:] = res.v
-    rows = smo._Rows(prob.spec, X, np.arange(n), prob.kdiag, prob.cache_bytes, prob.tau)
-    return prob, smo._Level(prob, np.arange(n), rows)
+    return prob, state.Level(prob, np.arange(n), rows.CurvatureRows(prob, np.arange(n)))
 
 
 @pytest.mark.parametrize("min_spread, moves", [(None, False), (0.0, True)])
@@ -566,15 +572,15 @@ def test_polish_leaves_an_optimal_partition_alone(monkeypatch, min_spread, moves
     # direction computed from that round-off sent a variable to its bound for
     # a negligible decrease and reopened the KKT gap from 1e-14 to 0.2.
     # The second case (guard off) shows the data still provoke it.
-    import linclf.smo as smo
+    from linclf.smo import polish, state
 
     X, y = overlapping(400, d=20, seed=21)
     res, yy = _solve(X, y)
     assert res.gap <= 1e-12  # the polish made the free set exact
     if min_spread is not None:
-        monkeypatch.setattr(smo, "POLISH_MIN_SPREAD", min_spread)
+        monkeypatch.setattr(polish, "POLISH_MIN_SPREAD", min_spread)
     prob, level = _level_at(X, yy, res)
-    moved = smo._polish(prob, level, level.al, level.V, smo.POLISH_MAX_FREE)
+    moved = polish.polish(prob, level, level.al, level.V, state.POLISH_MAX_FREE)
     gap = level.V[0].max() - level.V[1].min()
     if moves:
         assert moved > 0 and gap > 1e-3
@@ -588,13 +594,13 @@ def test_final_polish_that_reopens_the_gap_is_followed_by_smo(monkeypatch):
     # that moves a bound variable's v past the free ones (gap 9e-4 -> 5e-3).
     # SMO must then close the gap again: the result meets the stopping rule
     # and is at least as good as the point SMO first stopped at.
-    import linclf.smo as smo
+    import linclf.smo.pairwise as pairwise
 
     X, y = overlapping(300, d=10, seed=26)
     yy = np.where(y == 1, 1.0, -1.0)
     K = X @ X.T
     seen = []
-    inner = smo._polish
+    inner = pairwise.polish_free_set
 
     def spy(prob, level, al, V, max_free):
         before = V[0].max() - V[1].min()
@@ -604,7 +610,7 @@ def test_final_polish_that_reopens_the_gap_is_followed_by_smo(monkeypatch):
         seen.append((before, V[0].max() - V[1].min(), moved, f_before))
         return moved
 
-    monkeypatch.setattr(smo, "_polish", spy)
+    monkeypatch.setattr(pairwise, "polish_free_set", spy)
     res, _ = _solve(X, y)
     # the periodic polishes run only where the stopping rule is not met yet
     assert all(b > 1e-3 for b, *_ in seen[:-1])
@@ -655,7 +661,7 @@ def test_polishing_hard_margin(polish_often):
     kernel=st.sampled_from(["linear", "rbf", "poly"]),
 )
 def test_polishing_feasibility_property(seed, n, C, kernel):
-    import linclf.smo as smo
+    import linclf.smo.pairwise as smo
 
     old = smo.POLISH_START, smo.POLISH_EVERY
     smo.POLISH_START, smo.POLISH_EVERY = 0.0, 3
@@ -726,10 +732,10 @@ def test_svc_refuses_overflowing_data_at_once():
 
 
 def test_svc_gamma_scale_refuses_an_infinite_variance():
-    from linclf.svm import _resolve_gamma
+    from linclf.kernels import Kernel
 
     with pytest.raises(ValueError, match="gamma='scale'.*overflows"):
-        _resolve_gamma("scale", np.array([[1e300], [-1e300]]))
+        Kernel.from_params("rbf", gamma="scale", X=np.array([[1.2e154], [-1.2e154], [1.2e154]]))
 
 
 def test_svc_with_a_callable_kernel_keeps_no_gram_matrix():
@@ -748,4 +754,5 @@ def test_svc_with_a_callable_kernel_keeps_no_gram_matrix():
     by_name = SVC(kernel="rbf", gamma=0.5).fit(X, y)
     np.testing.assert_allclose(by_callable.decision_function(X), by_name.decision_function(X), atol=1e-6)
     # 400 x 400 float64 would be 1.28 MB; the fitted model holds O(N) numbers
-    assert len(pickle.dumps(by_callable.__dict__.copy() | {"kernel": None})) < 100_000
+    assert len(pickle.dumps(by_callable.__dict__.copy() | {"kernel": None, "kernel_": None})) < 100_000
+    assert by_callable.kernel_.function is kernel  # the formula, not its values

@@ -1,0 +1,252 @@
+"""The pairwise SMO loop (working-set selections ``"wss2"`` and ``"mvp"``) with shrinking.
+
+One step, in the notation of :mod:`linclf.smo`: pick ``i`` in I_up with the largest
+``v`` and ``j`` in I_low (the smallest ``v``, or the largest second-order decrease),
+move ``alpha_i += y_i t``, ``alpha_j -= y_j t`` with ``t = (v_i - v_j) / a_ij`` clipped
+to the box, and update ``v`` with the two kernel rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .polish import polish as polish_free_set
+from .rows import CurvatureRows
+from .state import (
+    POLISH_EVERY,
+    POLISH_MAX_FREE,
+    POLISH_START,
+    SNAP,
+    Level,
+    hard_margin_check,
+    violation,
+)
+
+__all__ = ["pairwise"]
+
+
+def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
+    """Main loop for ``"wss2"`` and ``"mvp"``: pick a pair, solve it, update v.
+
+    Parameters
+    ----------
+    prob : Problem
+    root : CurvatureRows
+        Rows over all variables.
+    limit : int
+        Maximal number of steps.
+    selection : {"wss2", "mvp"}
+    shrinking, hard, polish : bool
+        Shrink the active set; C is infinite; polish the free set.
+    R2 : float
+        :math:`\\max_i K_{ii}`.
+
+    Returns
+    -------
+    n_iter : int
+    converged : bool
+    """
+    C, tol, tau = prob.C, prob.tol, prob.tau
+    n = prob.n
+    wss2 = selection == "wss2"
+    level = Level(prob, np.arange(n), root)
+    shrink_every = min(n, 1000)
+    counter = shrink_every
+    unshrunk = False
+    it = 0
+    converged = False
+    inf = np.inf
+    add, subtract, multiply, divide, absolute = np.add, np.subtract, np.multiply, np.divide, np.abs
+    floor = root.indefinite
+
+    def bind(lv):
+        return (lv.V, lv.V[0], lv.V[1], lv.yl, lv.al, lv.kdl, lv.rows,
+                lv.rows.rows, lv.rows.max_rows < lv.idx.size,
+                lv.buf_b, lv.buf_a, lv.buf_t, lv.shift)
+
+    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+    polish_every = POLISH_EVERY
+    # SMO alone is fast while the number of steps is of the order of n; the
+    # polishing pays when it would take many more (see polish)
+    polish_counter = max(polish_every, int(POLISH_START * n))
+    # the final polish only where the periodic one ran: a run that stops within
+    # POLISH_START * n steps is not one of the zigzagging ones it is for
+    polish_final = False
+
+    while it < limit:
+        counter -= 1
+        if counter == 0:
+            counter = shrink_every
+            level.shift = shift
+            if hard:
+                level.store(prob)
+                if level.idx.size < n:
+                    prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+                hard_margin_check(prob, R2)
+            if shrinking:
+                level, unshrunk, changed = _shrink(prob, level, root, unshrunk)
+                if changed:
+                    V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+
+        if polish:
+            polish_counter -= 1
+            # not at a point that meets the stopping rule already: the polish
+            # could reopen the gap there (it moves the bound variables' v too)
+            if polish_counter <= 0 and float(vup.max() - vlow.min()) > tol:
+                polish_counter = polish_every
+                polish_final = True
+                it += polish_free_set(prob, level, alpha, V, POLISH_MAX_FREE)
+
+        i = int(vup.argmax())
+        m = float(vup[i])
+        if wss2:
+            Ai = rows.get(i) if lru else cached.get(i)
+            if Ai is None:
+                Ai = rows.get(i)
+            # j maximises b_it^2 / a_it over t in I_low with b_it = v_i - v_t > 0;
+            # the score b |b| / A keeps the sign, so a negative b (and -inf
+            # outside I_low) never wins while a positive one exists
+            subtract(m, vlow, bb)
+            absolute(bb, ba)
+            multiply(bb, ba, bb)
+            if floor:
+                # an indefinite kernel's rows are exact (the v update needs
+                # them); libsvm divides by tau where a_it <= 0
+                divide(bb, np.maximum(Ai, tau, out=bt), bb)
+            else:
+                divide(bb, Ai, bb)
+            j = int(bb.argmax())
+            vj = float(vlow[j])
+            # m - M >= b_ij: the stopping test needs M only when b_ij is small
+            stop = m - vj <= tol and m - float(vlow[vlow.argmin()]) <= tol
+        else:
+            j = int(vlow.argmin())
+            vj = float(vlow[j])
+            stop = m - vj <= tol
+        if stop:
+            if level.idx.size == n:
+                if polish and polish_final:
+                    # once: make the free variables exact for the final partition.
+                    # If that reopens the gap (a bound variable's v moved past
+                    # the free ones), SMO closes it again: the few steps buy a
+                    # point nearer the optimum than the one SMO stopped at
+                    polish_final = False
+                    moved = polish_free_set(prob, level, alpha, V, POLISH_MAX_FREE)
+                    if moved:
+                        it += moved
+                        continue
+                converged = True
+                break
+            # converged on the active set: recompute the rest and check them all
+            level.shift = shift
+            level.store(prob)
+            prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+            level = Level(prob, np.arange(n), root)
+            V, vup, vlow, y, alpha, kd, rows, cached, lru, bb, ba, bt, shift = bind(level)
+            if violation(V)[0] <= tol:
+                if not (polish and polish_final):
+                    converged = True
+                    break
+                # the next pass stops on the whole set, after the final polish
+                continue
+            counter = 1
+            continue
+        if not wss2:
+            Ai = rows.get(i) if lru else cached.get(i)
+            if Ai is None:
+                Ai = rows.get(i)
+        Aj = rows.get(j) if lru else cached.get(j)
+        if Aj is None:
+            Aj = rows.get(j)
+
+        # two-variable step: alpha_i += y_i t, alpha_j -= y_j t
+        a_ij = float(Ai[j])
+        if a_ij < tau:
+            a_ij = tau
+        t = (m - vj) / a_ij
+        yi = y[i]
+        yj = y[j]
+        ai = alpha[i]
+        aj = alpha[j]
+        room_i = C - ai if yi > 0 else ai
+        room_j = aj if yj > 0 else C - aj
+        # a step that ends within round-off of a bound lands on it: an alpha
+        # 1e-17 inside the box would count as free and could never move
+        if t >= room_i * SNAP:
+            t = room_i
+            ai = C if yi > 0 else 0.0
+        else:
+            ai += yi * t
+        if t >= room_j * SNAP:
+            if t > room_j:
+                # j's bound binds first: redo i with the smaller step
+                t = room_j
+                ai = alpha[i] + yi * t
+            aj = 0.0 if yj > 0 else C
+        else:
+            aj -= yj * t
+        alpha[i] = ai
+        alpha[j] = aj
+
+        # v -= t (K_i - K_j) = (t/2)(A_i - A_j) - (t/2)(K_ii - K_jj); the constant
+        # goes to `shift`; one addition updates both masked copies of v
+        # (two contiguous additions are cheaper than one broadcast over the 2 x n V)
+        subtract(Ai, Aj, bt)
+        multiply(bt, 0.5 * t, bt)
+        add(vup, bt, vup)
+        add(vlow, bt, vlow)
+        shift -= 0.5 * t * (kd[i] - kd[j])
+        # refresh I_up / I_low membership of i and j (i was in I_up, j in I_low)
+        vi = vup[i]
+        vj = vlow[j]
+        if yi > 0:
+            vup[i] = vi if ai < C else -inf
+            vlow[i] = vi if ai > 0 else inf
+        else:
+            vup[i] = vi if ai > 0 else -inf
+            vlow[i] = vi if ai < C else inf
+        if yj > 0:
+            vup[j] = vj if aj < C else -inf
+            vlow[j] = vj if aj > 0 else inf
+        else:
+            vup[j] = vj if aj > 0 else -inf
+            vlow[j] = vj if aj < C else inf
+        it += 1
+
+    level.shift = shift
+    level.store(prob)
+    if level.idx.size < n:
+        prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+    prob.n_rows = root.counter[0]
+    return it, converged
+
+
+def _shrink(prob, level, root, unshrunk):
+    """libsvm-style shrinking; returns ``(level, unshrunk, changed)``."""
+    changed = False
+    V = level.V
+    m = V[0].max()
+    M = V[1].min()
+    n = prob.n
+    if not unshrunk and m - M <= 10 * prob.tol:
+        # close to the end: bring everything back once, as libsvm does
+        unshrunk = True
+        if level.idx.size < n:
+            level.store(prob)
+            prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
+            level = Level(prob, np.arange(n), root)
+            changed = True
+            V = level.V
+            m = V[0].max()
+            M = V[1].min()
+    # t in I_up only that cannot be the i of a violating pair (v_t < M), and
+    # t in I_low only that cannot be its j (v_t > m)
+    keep = ~((np.isinf(V[1]) & (V[0] < M)) | (np.isinf(V[0]) & (V[1] > m)))
+    n_keep = int(keep.sum())
+    if n_keep > 0.9 * level.idx.size or n_keep < 2:
+        return level, unshrunk, changed
+    level.store(prob)
+    pos = np.flatnonzero(keep)
+    rows = CurvatureRows(prob, level.idx[pos], parent=level.rows, parent_pos=pos,
+                         counter=level.rows.counter)
+    return Level(prob, level.idx[pos], rows), unshrunk, True
