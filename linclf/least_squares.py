@@ -65,7 +65,7 @@ def _margin_vector(margins, y_pm):
         )
     beta = beta.astype(float)
     if not np.all(np.isfinite(beta)) or np.any(beta <= 0):
-        raise ValueError("margins must be finite and > 0 (they are the targets a^T z_i = b_i).")
+        raise ValueError("margins must be finite and > 0 (they are the targets a^T z_i = beta_i).")
     return beta
 
 

@@ -61,26 +61,30 @@ __all__ = ["LogisticRegression", "logistic_loss_and_grad", "logistic_hessian"]
 _SEPARABLE_LOSS = 1e-6
 
 
-def logistic_loss_and_grad(w, b, X, y01, alpha=0.0):
+def logistic_loss_and_grad(w, b, X, t, alpha=0.0):
     r"""Regularised mean cross-entropy of logistic regression and its gradient.
+
+    In the book's notation (targets :math:`t_n \in \{0, 1\}`, labels
+    :math:`y_n = 2t_n - 1 \in \{-1, +1\}`, probabilities :math:`p_n = \sigma(f_n)`,
+    regularisation :math:`\lambda` = ``alpha``):
 
     .. math::
 
-        L = \frac1N\sum_n \log\big(1 + e^{-t_n f_n}\big) + \frac{\alpha}{2}\lVert\mathbf{w}\rVert^2,
-        \quad f_n = \mathbf{w}^\top\mathbf{x}_n + b,\ t_n = 2y_n - 1,
+        L = \frac1N\sum_n \log\big(1 + e^{-y_n f_n}\big) + \frac{\lambda}{2}\lVert\mathbf{w}\rVert^2,
+        \quad f_n = \mathbf{w}^\top\mathbf{x}_n + b,
 
-        \frac{\partial L}{\partial\mathbf{w}} = \frac1N X^\top(\sigma(\mathbf f) - \mathbf y) + \alpha\mathbf{w},
-        \qquad \frac{\partial L}{\partial b} = \frac1N\sum_n(\sigma(f_n) - y_n).
+        \frac{\partial L}{\partial\mathbf{w}} = \frac1N X^\top(\mathbf p - \mathbf t) + \lambda\mathbf{w},
+        \qquad \frac{\partial L}{\partial b} = \frac1N\sum_n(p_n - t_n).
 
     Parameters
     ----------
     w : ndarray of shape (d,)
     b : float
     X : ndarray of shape (N, d)
-    y01 : ndarray of shape (N,)
+    t : ndarray of shape (N,)
         Targets in {0, 1}.
     alpha : float, default=0.0
-        L2 strength (the intercept is not penalised).
+        L2 strength :math:`\lambda` (the intercept is not penalised).
 
     Returns
     -------
@@ -90,12 +94,12 @@ def logistic_loss_and_grad(w, b, X, y01, alpha=0.0):
     """
     w = np.asarray(w, dtype=float).ravel()
     X = np.asarray(X, dtype=float)
-    y01 = np.asarray(y01, dtype=float).ravel()
+    t = np.asarray(t, dtype=float).ravel()
     f = X @ w + b
-    t = 2.0 * y01 - 1.0
-    # -log sigma(t f) is log(1 + e^{-t f}) computed without overflow.
-    loss = -np.mean(log_sigmoid(t * f)) + 0.5 * alpha * float(w @ w)
-    residual = sigmoid(f) - y01  # yhat - y
+    y = 2.0 * t - 1.0
+    # -log sigma(y f) is log(1 + e^{-y f}) computed without overflow.
+    loss = -np.mean(log_sigmoid(y * f)) + 0.5 * alpha * float(w @ w)
+    residual = sigmoid(f) - t  # p - t
     N = X.shape[0]
     grad_w = X.T @ residual / N + alpha * w
     grad_b = float(np.mean(residual))
@@ -239,9 +243,9 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
             return theta[:-1], float(theta[-1])
         return theta, 0.0
 
-    def _loss_grad(self, theta, X, y01):
+    def _loss_grad(self, theta, X, t):
         w, b = self._split(theta)
-        loss, grad_w, grad_b = logistic_loss_and_grad(w, b, X, y01, self.alpha)
+        loss, grad_w, grad_b = logistic_loss_and_grad(w, b, X, t, self.alpha)
         grad = np.append(grad_w, grad_b) if self.fit_intercept else grad_w
         return loss, grad
 
@@ -260,12 +264,12 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         """
         validate_params(self)
         X, y = check_X_y(X, y)
-        self.classes_, t = encode_binary(y, estimator=type(self).__name__)
-        y01 = (t + 1.0) / 2.0
+        self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
+        t = (y_pm + 1.0) / 2.0  # targets t_n in {0, 1}
         self.n_features_in_ = X.shape[1]
 
         theta = np.zeros(X.shape[1] + int(self.fit_intercept))
-        loss, grad = self._loss_grad(theta, X, y01)
+        loss, grad = self._loss_grad(theta, X, t)
         losses = [loss]
         converged = stalled = False
         n_iter = 0
@@ -273,7 +277,7 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
             if np.linalg.norm(grad) < self.tol:
                 converged = True
                 break
-            if self.alpha == 0 and loss < _SEPARABLE_LOSS and self._separates(theta, X, t):
+            if self.alpha == 0 and loss < _SEPARABLE_LOSS and self._separates(theta, X, y_pm):
                 break
             if n_iter >= self.max_iter:
                 break
@@ -284,13 +288,13 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
                 H = logistic_hessian(w, b, X, self.alpha, self.fit_intercept)
                 p = newton_direction(H, grad)
                 step, theta, _ = backtracking_line_search(
-                    lambda th: self._loss_grad(th, X, y01)[0], theta, loss, grad, p
+                    lambda th: self._loss_grad(th, X, t)[0], theta, loss, grad, p
                 )
                 if step == 0.0:
                     stalled = True
                     break
             n_iter += 1
-            loss, grad = self._loss_grad(theta, X, y01)
+            loss, grad = self._loss_grad(theta, X, t)
             losses.append(loss)
 
         w, b = self._split(theta)
@@ -299,7 +303,7 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         self.n_iter_ = int(n_iter)
         self.loss_curve_ = losses
         self.converged_ = converged
-        self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, t))
+        self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, y_pm))
         if self.separable_:
             warnings.warn(
                 "LogisticRegression: the training data look linearly separable "
@@ -316,9 +320,9 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
             warn_stopped_above_tol(self, float(np.linalg.norm(grad)), stalled, hint)
         return self
 
-    def _separates(self, theta, X, t):
+    def _separates(self, theta, X, y_pm):
         w, b = self._split(theta)
-        return bool(np.all(t * (X @ w + b) > 0))
+        return bool(np.all(y_pm * (X @ w + b) > 0))
 
     def predict_proba(self, X):
         """Class probabilities: column 1 is :math:`\\sigma(f(\\mathbf{x}))`.
@@ -365,5 +369,5 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         check_is_fitted(self, "coef_")
         X = check_n_features(self, X)
         y = check_known_labels(y, self.classes_, X.shape[0])
-        y01 = (y == self.classes_[1]).astype(float)
-        return logistic_loss_and_grad(self.coef_.ravel(), self.intercept_[0], X, y01, self.alpha)[0]
+        t = (y == self.classes_[1]).astype(float)
+        return logistic_loss_and_grad(self.coef_.ravel(), self.intercept_[0], X, t, self.alpha)[0]
