@@ -119,7 +119,7 @@ def test_svm_plot_with_stub(two_blobs):
 
 
 def test_svm_plot_with_linclf_svc(two_blobs):
-    svm = pytest.importorskip("linclf.svm")
+    from linclf import svm
     X, y = two_blobs
     svc = svm.SVC(C=1.0, kernel="linear").fit(X, y)
     ax = plotting.plot_svm(svc, X, y, resolution=40)
@@ -155,7 +155,7 @@ def test_projection_hist():
 
 
 def test_projection_hist_with_linclf_fisher(two_blobs):
-    fisher = pytest.importorskip("linclf.fisher")
+    from linclf import fisher
     X, y = two_blobs
     lda = fisher.FisherLDA().fit(X, y)
     ax = plotting.plot_projection_hist(lda, X, y, bins=8)
