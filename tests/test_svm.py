@@ -611,6 +611,7 @@ def test_final_polish_that_reopens_the_gap_is_followed_by_smo(monkeypatch):
         return moved
 
     monkeypatch.setattr(pairwise, "polish_free_set", spy)
+    monkeypatch.setattr("linclf.smo.solver.REFINE_ROUNDS", 0)  # one run of the main loop
     res, _ = _solve(X, y)
     # the periodic polishes run only where the stopping rule is not met yet
     assert all(b > 1e-3 for b, *_ in seen[:-1])
@@ -756,3 +757,42 @@ def test_svc_with_a_callable_kernel_keeps_no_gram_matrix():
     # 400 x 400 float64 would be 1.28 MB; the fitted model holds O(N) numbers
     assert len(pickle.dumps(by_callable.__dict__.copy() | {"kernel": None, "kernel_": None})) < 100_000
     assert by_callable.kernel_.function is kernel  # the formula, not its values
+
+
+def test_duality_gap_refinement(monkeypatch):
+    # m - M <= tol does not bound the objective; the solver goes on with a smaller
+    # tol while the duality gap (computed in O(N) from v) says it may be off
+    from linclf.kernels import Kernel
+    from linclf.smo import smo_solve, state
+
+    rng = np.random.default_rng([1206674507, 2, 500])
+    angle = rng.uniform(0, 2 * np.pi, 500)
+    y = np.where(np.arange(500) % 2 == 0, 1.0, -1.0)
+    radius = np.where(y > 0, 1.0, 0.5)
+    X = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)]) + rng.normal(scale=0.15, size=(500, 2))
+    kern = Kernel.from_params("rbf", gamma=1 / (2 * X.var()))
+    K = kern(X)
+    exact = smo_solve(kern, X, y, 1.0, tol=1e-10)
+    f_star = 0.5 * (exact.alpha * y) @ K @ (exact.alpha * y) - exact.alpha.sum()
+
+    def rel_error(res):
+        f = 0.5 * (res.alpha * y) @ K @ (res.alpha * y) - res.alpha.sum()
+        return (f - f_star) / abs(f_star)
+
+    refined = smo_solve(kern, X, y, 1.0, tol=1e-3)
+    monkeypatch.setattr("linclf.smo.solver.REFINE_ROUNDS", 0)
+    plain = smo_solve(kern, X, y, 1.0, tol=1e-3)
+    assert refined.gap <= 1e-3 and plain.gap <= 1e-3
+    assert rel_error(refined) < rel_error(plain)
+    # the O(N) gap from v against the primal computed from K directly
+    for res in (plain, refined):
+        prob = state.Problem(kern, X, y, 1.0, 1e-3, 1e6)
+        prob.alpha[:], prob.v[:] = res.alpha, res.v
+        f_x = K @ (res.alpha * y) + res.b
+        w2 = (res.alpha * y) @ K @ (res.alpha * y)
+        primal = 0.5 * w2 + np.maximum(0, 1 - y * f_x).sum()
+        dual = 0.5 * w2 - res.alpha.sum()
+        gap = state.relative_duality_gap(prob, res.b)
+        assert gap == pytest.approx((primal + dual) / abs(dual), rel=1e-6)
+        assert gap >= rel_error(res) - 1e-12  # it bounds the objective's error
+    assert state.relative_duality_gap(state.Problem(kern, X, y, 1.0, 1e-3, 1e6), 0.0) == 0.0
