@@ -22,21 +22,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._params import Instance, Interval, Options, validate_params
+from ._params import Interval, Options, validate_params
 from ._validation import (
     ConvergenceWarning,
     check_is_fitted,
     check_n_features,
     check_positive,
-    check_random_state,
     check_X_y,
     encode_binary,
 )
-from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin
+from .base import BaseEstimator, ClassifierMixin
 from .kernels import Kernel
 from .smo import SELECTIONS, smo_solve
 
 __all__ = ["SVC", "LinearSVM", "KKTReport", "dual_objective"]
+
+# the primal solvers of the linear SVM live in their own module
+from .linear_svm import LinearSVM  # noqa: E402
 
 
 def dual_objective(dual_coef, K):
@@ -376,132 +378,3 @@ class SVC(BaseEstimator, ClassifierMixin):
             equality_violation=float(abs(np.dot(y, alpha))),
             tol=tol,
         )
-
-
-class LinearSVM(BaseEstimator, LinearClassifierMixin):
-    r"""Linear soft-margin SVM trained on the primal by subgradient descent.
-
-    Minimises :math:`J(\mathbf w, b) = \tfrac12\lVert\mathbf w\rVert^2 + C\sum_i
-    \max(0, 1 - y_i(\mathbf w^\top\mathbf x_i + b))`. Dividing by :math:`C` gives
-    the "hinge loss + L2" form :math:`\sum_i \mathrm{hinge}_i + \lambda\lVert\mathbf w\rVert^2`
-    with :math:`\lambda = 1/(2C)`; the solver divides by :math:`CN` instead and runs on
-    :math:`F = \tfrac{\lambda'}2\lVert\mathbf w\rVert^2 + \tfrac1N\sum_i \mathrm{hinge}_i`,
-    :math:`\lambda' = 1/(CN)`, which has the same minimiser.
-
-    Each iteration takes a subgradient step on a batch of samples
-    (:math:`\partial F = \lambda'\mathbf w - \tfrac1{|B|}\sum_{i\in B,\ y_if_i<1} y_i\mathbf x_i`,
-    and the same without the :math:`\lambda'\mathbf w` term for :math:`b`). With
-    ``eta="pegasos"`` the step is :math:`1/(\lambda' t)` and :math:`\mathbf w` is projected
-    on the ball :math:`\lVert\mathbf w\rVert \le 1/\sqrt{\lambda'}` that contains the optimum
-    (Shalev-Shwartz et al., 2007); a number :math:`\eta_0` gives :math:`\eta_0/\sqrt t`.
-    Subgradient steps do not decrease :math:`J` monotonically, so the iterate with
-    the smallest :math:`J` seen is returned.
-
-    Parameters
-    ----------
-    C : float, default=1.0
-    eta : "pegasos" or float, default="pegasos"
-    max_iter : int, default=1000
-        Number of iterations (batches).
-    random_state : None, int or Generator
-        For drawing mini-batches.
-    batch : "full" or int, default="full"
-        All samples per step, or a mini-batch of this size.
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-    loss_curve_ : list of float
-        :math:`J(\mathbf w, b)` after every iteration.
-    n_iter_ : int
-    classes_, n_features_in_
-    """
-
-    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
-
-    _parameter_constraints = {
-        "C": [Interval("real", 0, None, closed="neither")],
-        "eta": [Options("pegasos"), Interval("real", 0, None, closed="neither")],
-        "max_iter": [Interval("integer", 1, None)],
-        "random_state": [Options(None), Interval("integer", 0, None),
-                         Instance(np.random.Generator, np.random.RandomState)],
-        "batch": [Options("full"), Interval("integer", 1, None)],
-    }
-
-    def __init__(self, *, C=1.0, eta="pegasos", max_iter=1000, random_state=None, batch="full"):
-        self.C = C
-        self.eta = eta
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.batch = batch
-
-    @staticmethod
-    def primal_objective(w, b, X, y, C):
-        r""":math:`\tfrac12\lVert\mathbf w\rVert^2 + C\sum_i\max(0, 1 - y_i(\mathbf w^\top\mathbf x_i + b))` with y in {-1, +1}."""
-        hinge = np.maximum(0.0, 1 - y * (X @ w + b))
-        return float(0.5 * w @ w + C * hinge.sum())
-
-    def fit(self, X, y):
-        """Run the subgradient method.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,), two distinct labels
-
-        Returns
-        -------
-        self
-        """
-        p = validate_params(self)
-        C, max_iter = p["C"], p["max_iter"]
-        X, y = check_X_y(X, y)
-        self.classes_, y_pm = encode_binary(y, estimator="LinearSVM")
-        n, d = X.shape
-        size = n if p["batch"] == "full" else min(p["batch"], n)
-        rng = check_random_state(self.random_state)
-        lam = 1.0 / (C * n)
-        # Run on centred data: w.(x - mu) + (b + w.mu) is the same score and b is not
-        # penalised, so the objective and its minimiser are unchanged; but a feature
-        # with a large offset no longer makes every subgradient step on b negligible
-        # beside the steps on w (an offset of 1000 used to leave the zero model).
-        mu = X.mean(axis=0)
-        X = X - mu
-        w = np.zeros(d)
-        b = 0.0
-        best = (self.primal_objective(w, b, X, y_pm, C), w.copy(), b)
-        start = best[0]
-        curve = []
-        for t in range(1, max_iter + 1):
-            rows = slice(None) if size == n else rng.choice(n, size=size, replace=False)
-            Xb, yb = X[rows], y_pm[rows]
-            active = yb * (Xb @ w + b) < 1
-            grad_w = lam * w - (yb[active] @ Xb[active]) / size
-            grad_b = -yb[active].sum() / size
-            eta = 1.0 / (lam * t) if isinstance(self.eta, str) else self.eta / np.sqrt(t)
-            w = w - eta * grad_w
-            b = b - eta * grad_b
-            if isinstance(self.eta, str):
-                norm = np.linalg.norm(w)
-                radius = 1.0 / np.sqrt(lam)
-                if norm > radius:
-                    w *= radius / norm
-            J = self.primal_objective(w, b, X, y_pm, C)
-            curve.append(J)
-            if J < best[0]:
-                best = (J, w.copy(), b)
-        if not best[0] < start:
-            warnings.warn(
-                f"LinearSVM made no progress in max_iter={max_iter} subgradient steps: "
-                f"the best iterate is the starting point w = 0, b = 0 (objective {start:g}). "
-                "Increase max_iter, set a smaller eta, or standardise X.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        self.loss_curve_ = curve
-        self.n_iter_ = max_iter
-        self.n_features_in_ = d
-        self.coef_ = best[1][None, :]
-        self.intercept_ = np.array([best[2] - best[1] @ mu])
-        return self

@@ -28,6 +28,7 @@ CASES = [
     ("softmax", "SoftmaxRegression", {}, {"alpha": [0.0, 1.0]}, True),
     ("svm", "SVC", {"kernel": "linear"}, {"C": [0.1, 1.0]}, False),
     ("svm", "LinearSVM", {"max_iter": 200}, {"C": [0.1, 1.0]}, False),
+    ("linear_svm", "LinearSVM", {"solver": "dcd", "max_iter": 200}, {"C": [0.1, 1.0]}, False),
     ("kernel_perceptron", "KernelPerceptron", {"max_iter": 20}, {"max_iter": [5, 20]}, False),
 ]
 
@@ -118,6 +119,7 @@ def _all_estimators():
         linclf.AveragedPerceptron(), linclf.LinearMachine(), linclf.LeastSquaresClassifier(),
         linclf.LeastSquaresClassifier(solver="gd"), linclf.LogisticRegression(),
         linclf.SoftmaxRegression(), linclf.SVC(), linclf.SVC(kernel="linear"), linclf.LinearSVM(),
+        linclf.LinearSVM(solver="dcd"),
         linclf.KernelPerceptron(), linclf.OneVsRest(linclf.Perceptron()),
         linclf.OneVsOne(linclf.LogisticRegression()),
     ]

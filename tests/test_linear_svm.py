@@ -1,0 +1,82 @@
+"""LinearSVM's dual coordinate descent against LIBLINEAR (scikit-learn's LinearSVC) and SMO."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.svm import LinearSVC
+
+from linclf import SVC, LinearSVM
+from linclf.linear_svm import dcd_objective, primal_objective
+
+
+def _data(n=300, d=5, seed=0, shift=0.7):
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1, -1)
+    X = rng.normal(size=(n, d))
+    X[:, 0] += shift * y
+    X[:, 1] += 0.3 * y
+    return X, y
+
+
+@pytest.mark.parametrize("C, s", [(1.0, 1.0), (0.1, 1.0), (1.0, 3.0)])
+def test_dcd_matches_liblinear(C, s):
+    X, y = _data()
+    ours = LinearSVM(solver="dcd", C=C, intercept_scaling=s, tol=1e-7, max_iter=20_000,
+                     random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LinearSVC(loss="hinge", dual=True, C=C, intercept_scaling=s, tol=1e-10,
+                        max_iter=1_000_000).fit(X, y)
+    J_ours = dcd_objective(ours.coef_[0], ours.intercept_[0], X, y, C, s)
+    J_ref = dcd_objective(ref.coef_[0], ref.intercept_[0], X, y, C, s)
+    assert J_ours == pytest.approx(J_ref, rel=1e-6)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-3)
+    assert ours.intercept_[0] == pytest.approx(ref.intercept_[0], abs=1e-3)
+
+
+def test_dcd_dual_and_primal_agree():
+    X, y = _data(seed=1)
+    C, s = 0.5, 2.0
+    m = LinearSVM(solver="dcd", C=C, intercept_scaling=s, tol=1e-8, max_iter=20_000,
+                  random_state=1).fit(X, y)
+    a = m.alpha_
+    assert np.all(a >= 0) and np.all(a <= C)
+    Xt = np.column_stack([X, np.full(len(y), s)])
+    w_t = (a * y) @ Xt
+    np.testing.assert_allclose(m.coef_[0], w_t[:-1], atol=1e-10)
+    assert m.intercept_[0] == pytest.approx(w_t[-1] * s)
+    # strong duality: primal J_s equals minus the (minimised) dual objective
+    dual = 0.5 * w_t @ w_t - a.sum()
+    assert dcd_objective(m.coef_[0], m.intercept_[0], X, y, C, s) == pytest.approx(-dual, rel=1e-6)
+    # the curve records J_s of every epoch's iterate (not monotone: the descent is on the dual)
+    assert m.loss_curve_[-1] == pytest.approx(dcd_objective(m.coef_[0], m.intercept_[0], X, y, C, s))
+    assert len(m.loss_curve_) == m.n_iter_
+
+
+def test_dcd_approaches_the_unpenalised_intercept_as_s_grows():
+    X, y = _data(n=120, d=3, seed=2, shift=1.0)
+    X[:, 0] += 2.0  # an intercept far from 0, where penalising it matters
+    C = 1.0
+    svc = SVC(kernel="linear", C=C, tol=1e-8).fit(X, y)
+    J_star = primal_objective(svc.coef_[0], svc.intercept_[0], X, y, C)
+    excess = []
+    for s in (1.0, 3.0, 10.0):
+        m = LinearSVM(solver="dcd", C=C, intercept_scaling=s, tol=1e-5, max_iter=50_000,
+                      random_state=0).fit(X, y)
+        J = primal_objective(m.coef_[0], m.intercept_[0], X, y, C)
+        assert J >= J_star - 1e-6 * J_star  # J* is the optimum of the book's objective
+        excess.append((J - J_star) / J_star)
+    assert excess[0] > excess[1] > excess[2] and excess[2] < excess[0] / 10
+
+
+def test_dcd_bad_input_and_warnings():
+    X, y = _data(n=60)
+    with pytest.raises(ValueError, match="solver"):
+        LinearSVM(solver="sgd").fit(X, y)
+    with pytest.raises(ValueError, match="intercept_scaling"):
+        LinearSVM(solver="dcd", intercept_scaling=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="tol"):
+        LinearSVM(solver="dcd", tol=-1.0).fit(X, y)
+    with pytest.warns(Warning, match="did not converge"):
+        LinearSVM(solver="dcd", max_iter=1, tol=1e-12).fit(X, y)
