@@ -175,8 +175,9 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
         Step rule of ``"subgradient"``.
     max_iter : int, default=1000
         Iterations (batches) of ``"subgradient"``; epochs of ``"dcd"``.
-    tol : float, default=1e-3
-        ``"dcd"`` stops when the projected gradient's spread over an epoch is at most ``tol``.
+    tol : float, default=0.1
+        ``"dcd"`` stops when the projected gradient's spread over an epoch is at most
+        ``tol`` (LIBLINEAR's rule and its default for the dual solvers).
     intercept_scaling : float, default=1.0
         The constant feature :math:`s` of ``"dcd"``.
     random_state : None, int or Generator
@@ -211,7 +212,7 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
         "batch": [Options("full"), Interval("integer", 1, None)],
     }
 
-    def __init__(self, *, C=1.0, solver="subgradient", eta="pegasos", max_iter=1000, tol=1e-3,
+    def __init__(self, *, C=1.0, solver="subgradient", eta="pegasos", max_iter=1000, tol=0.1,
                  intercept_scaling=1.0, random_state=None, batch="full"):
         self.C = C
         self.solver = solver

@@ -151,7 +151,7 @@ def working_pair(alpha, E, y, C):
     return i, j, float(E[j] - E[i])
 
 
-def take_step(state, i, j, K, y, C):
+def take_step(state, i, j, K, y, C, snap=True):
     r"""One SMO step on the pair (1, 2) = ``(i, j)``: update ``state`` in place.
 
     Parameters
@@ -161,6 +161,8 @@ def take_step(state, i, j, K, y, C):
     K : ndarray of shape (N, N)
     y : ndarray of shape (N,)
     C : float
+    snap : bool, default=True
+        Put a new value within round-off of a bound exactly on it.
 
     Returns
     -------
@@ -175,8 +177,9 @@ def take_step(state, i, j, K, y, C):
     alpha_1_new = alpha_1 + y_1 * y_2 * (alpha_2 - alpha_2_new)
     # round-off at a bound would leave an alpha "free" by 1e-17 and change
     # which index sets it belongs to; put it exactly on the bound
-    alpha_1_new, alpha_2_new = (0.0 if a < KAPPA_MIN * C else C if a > C * (1 - KAPPA_MIN) else a
-                                for a in (alpha_1_new, alpha_2_new))
+    if snap:
+        alpha_1_new, alpha_2_new = (0.0 if a < KAPPA_MIN * C else C if a > C * (1 - KAPPA_MIN) else a
+                                    for a in (alpha_1_new, alpha_2_new))
     d_1, d_2 = y_1 * (alpha_1_new - alpha_1), y_2 * (alpha_2_new - alpha_2)
     b_new = threshold(state.b, E[i], E[j], d_1, d_2, K[i, i], K[i, j], K[j, j],
                       alpha_1_new, alpha_2_new, C)
@@ -186,7 +189,7 @@ def take_step(state, i, j, K, y, C):
     return state
 
 
-def book_smo(K, y, C, *, tol=1e-3, max_steps=10_000, record=False):
+def book_smo(K, y, C, *, tol=1e-3, max_steps=10_000, record=False, snap=True):
     r"""Solve the soft-margin dual by SMO with the maximal violating pair.
 
     Parameters
@@ -202,6 +205,8 @@ def book_smo(K, y, C, *, tol=1e-3, max_steps=10_000, record=False):
     max_steps : int, default=10_000
     record : bool, default=False
         Keep every intermediate state in ``history``.
+    snap : bool, default=True
+        See :func:`take_step`; ``False`` shows why the snapping is there.
 
     Returns
     -------
@@ -224,6 +229,6 @@ def book_smo(K, y, C, *, tol=1e-3, max_steps=10_000, record=False):
             state.history[-1]["gap"] = state.gap
         if state.gap <= tol or state.n_steps >= max_steps:
             return state
-        take_step(state, i, j, K, y, C)
+        take_step(state, i, j, K, y, C, snap)
         if record:
             state.history.append(dict(alpha=state.alpha.copy(), b=state.b, E=state.E.copy(), pair=(i, j)))
