@@ -62,7 +62,7 @@ _SEPARABLE_LOSS = 1e-6
 _LBFGS_HISTORY = 10
 
 
-def softmax_loss_and_grad(W, b, X, Y_onehot, alpha=0.0):
+def softmax_loss_and_grad(W, b, X, T, alpha=0.0):
     r"""Regularised mean cross-entropy of softmax regression and its gradient.
 
     .. math::
@@ -78,11 +78,11 @@ def softmax_loss_and_grad(W, b, X, Y_onehot, alpha=0.0):
 
     Parameters
     ----------
-    W : ndarray of shape (K, d)
+    W : ndarray of shape (c, d)
         One row of weights per class.
-    b : ndarray of shape (K,)
+    b : ndarray of shape (c,)
     X : ndarray of shape (N, d)
-    Y_onehot : ndarray of shape (N, K)
+    T : ndarray of shape (N, c)
         One-hot targets (rows of probabilities summing to 1 also work).
     alpha : float, default=0.0
         L2 strength on ``W`` (the intercepts are not penalised).
@@ -90,18 +90,18 @@ def softmax_loss_and_grad(W, b, X, Y_onehot, alpha=0.0):
     Returns
     -------
     loss : float
-    grad_W : ndarray of shape (K, d)
-    grad_b : ndarray of shape (K,)
+    grad_W : ndarray of shape (c, d)
+    grad_b : ndarray of shape (c,)
     """
     W = np.atleast_2d(np.asarray(W, dtype=float))
     b = np.asarray(b, dtype=float).ravel()
     X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y_onehot, dtype=float)
+    T = np.asarray(T, dtype=float)
     Z = X @ W.T + b
     N = X.shape[0]
     # log_softmax is stable; the cross-entropy only needs log-probabilities.
-    loss = -np.sum(Y * log_softmax(Z, axis=1)) / N + 0.5 * alpha * float(np.sum(W * W))
-    G = (softmax(Z, axis=1) - Y) / N
+    loss = -np.sum(T * log_softmax(Z, axis=1)) / N + 0.5 * alpha * float(np.sum(W * W))
+    G = (softmax(Z, axis=1) - T) / N
     return float(loss), G.T @ X + alpha * W, G.sum(axis=0)
 
 
@@ -112,17 +112,17 @@ def softmax_jacobian(yhat):
 
     Parameters
     ----------
-    yhat : array_like of shape (K,) or (n, K)
+    yhat : array_like of shape (c,) or (n, c)
         Softmax outputs (one probability vector per row).
 
     Returns
     -------
-    ndarray of shape (K, K) or (n, K, K)
+    ndarray of shape (c, c) or (n, c, c)
         Symmetric, positive semi-definite, with rows summing to 0.
     """
     yhat = np.asarray(yhat, dtype=float)
     if yhat.ndim not in (1, 2):
-        raise ValueError(f"yhat must have shape (K,) or (n, K); got {yhat.shape}.")
+        raise ValueError(f"yhat must have shape (c,) or (n, c); got {yhat.shape}.")
     outer = yhat[..., :, None] * yhat[..., None, :]
     diag = yhat[..., :, None] * np.eye(yhat.shape[-1])
     return diag - outer
@@ -143,38 +143,38 @@ def softmax_hessian(W, b, X, alpha=0.0, fit_intercept=True):
 
     Parameters
     ----------
-    W : ndarray of shape (K, d)
-    b : ndarray of shape (K,)
+    W : ndarray of shape (c, d)
+    b : ndarray of shape (c,)
     X : ndarray of shape (N, d)
     alpha : float, default=0.0
     fit_intercept : bool, default=True
 
     Returns
     -------
-    ndarray of shape (K * (d + 1), K * (d + 1)), or (K * d, K * d)
+    ndarray of shape (c * (d + 1), c * (d + 1)), or (c * d, c * d)
     """
     W = np.atleast_2d(np.asarray(W, dtype=float))
     X = np.asarray(X, dtype=float)
-    K, d = W.shape
+    c, d = W.shape
     J = softmax_jacobian(softmax(X @ W.T + np.asarray(b, dtype=float).ravel(), axis=1))
     Xa = design_matrix(X, fit_intercept)
     p = Xa.shape[1]
     H = np.einsum("nkl,ni,nj->kilj", J, Xa, Xa, optimize=True) / X.shape[0]
-    H = H.reshape(K * p, K * p)
+    H = H.reshape(c * p, c * p)
     penalised = np.zeros(p)
     penalised[:d] = alpha
-    H += np.diag(np.tile(penalised, K))
+    H += np.diag(np.tile(penalised, c))
     return H
 
 
-def _flat_directions_projector(K, p, d, alpha, fit_intercept):
+def _flat_directions_projector(c, p, d, alpha, fit_intercept):
     """Orthogonal projector onto the parameter directions that do not change the loss."""
     flat = np.zeros(p)
     if fit_intercept:
         flat[d] = 1.0  # shifting every b_k by the same amount
     if alpha == 0:
         flat[:d] = 1.0  # shifting every w_k by the same vector
-    return np.kron(np.full((K, K), 1.0 / K), np.diag(flat))
+    return np.kron(np.full((c, c), 1.0 / c), np.diag(flat))
 
 
 class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
@@ -189,7 +189,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
     solver : {"lbfgs", "newton", "gd"}, default="lbfgs"
         ``"gd"``: gradient descent with the fixed step ``eta``. ``"lbfgs"``:
         limited-memory BFGS (the last 10 steps) with Armijo backtracking.
-        ``"newton"``: Newton's method with the full :math:`K(d+1)` square
+        ``"newton"``: Newton's method with the full :math:`c(d+1)` square
         Hessian (for small problems) and backtracking; see the module
         docstring for how the flat directions are handled.
     alpha : float >= 0, default=0.0
@@ -205,9 +205,9 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (K,)
-    coef_ : ndarray of shape (K, n_features)
-    intercept_ : ndarray of shape (K,)
+    classes_ : ndarray of shape (c,)
+    coef_ : ndarray of shape (c, n_features)
+    intercept_ : ndarray of shape (c,)
     n_features_in_ : int
     n_iter_ : int
     loss_curve_ : list of float
@@ -253,21 +253,21 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _unpack(self, theta, K, d):
-        T = theta.reshape(K, -1)
+    def _unpack(self, theta, c, d):
+        Theta = theta.reshape(c, -1)
         if self.fit_intercept:
-            return T[:, :d], T[:, d]
-        return T, np.zeros(K)
+            return Theta[:, :d], Theta[:, d]
+        return Theta, np.zeros(c)
 
-    def _loss_grad(self, theta, X, Y):
-        K, d = Y.shape[1], X.shape[1]
-        W, b = self._unpack(theta, K, d)
-        loss, gW, gb = softmax_loss_and_grad(W, b, X, Y, self.alpha)
+    def _loss_grad(self, theta, X, T):
+        c, d = T.shape[1], X.shape[1]
+        W, b = self._unpack(theta, c, d)
+        loss, gW, gb = softmax_loss_and_grad(W, b, X, T, self.alpha)
         grad = np.column_stack([gW, gb]) if self.fit_intercept else gW
         return loss, grad.ravel()
 
-    def _separates(self, theta, X, y_index, K):
-        W, b = self._unpack(theta, K, X.shape[1])
+    def _separates(self, theta, X, y_index, c):
+        W, b = self._unpack(theta, c, X.shape[1])
         Z = X @ W.T + b
         true = Z[np.arange(X.shape[0]), y_index]
         Z[np.arange(X.shape[0]), y_index] = -np.inf
@@ -289,19 +289,19 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         validate_params(self)
         X, y = check_X_y(X, y)
         self.classes_, y_index = encode_labels(y, estimator=type(self).__name__)
-        K, d = self.classes_.shape[0], X.shape[1]
+        c, d = self.classes_.shape[0], X.shape[1]
         self.n_features_in_ = d
-        Y = np.eye(K)[y_index]
+        T = np.eye(c)[y_index]
 
-        theta = np.zeros(K * (d + int(self.fit_intercept)))
-        fun = lambda th: self._loss_grad(th, X, Y)[0]  # noqa: E731
-        loss, grad = self._loss_grad(theta, X, Y)
+        theta = np.zeros(c * (d + int(self.fit_intercept)))
+        fun = lambda th: self._loss_grad(th, X, T)[0]  # noqa: E731
+        loss, grad = self._loss_grad(theta, X, T)
         losses = [loss]
         memory = LBFGSMemory(_LBFGS_HISTORY)
         projector = None
         if self.solver == "newton":
             projector = _flat_directions_projector(
-                K, d + int(self.fit_intercept), d, self.alpha, self.fit_intercept
+                c, d + int(self.fit_intercept), d, self.alpha, self.fit_intercept
             )
         converged = stalled = False
         n_iter = 0
@@ -310,7 +310,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
                 converged = True
                 break
             if (self.alpha == 0 and loss < _SEPARABLE_LOSS
-                    and self._separates(theta, X, y_index, K)):
+                    and self._separates(theta, X, y_index, c)):
                 break
             if n_iter >= self.max_iter:
                 break
@@ -318,7 +318,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
                 new_theta = theta - self.eta * grad
             else:
                 if self.solver == "newton":
-                    W, b = self._unpack(theta, K, d)
+                    W, b = self._unpack(theta, c, d)
                     H = softmax_hessian(W, b, X, self.alpha, self.fit_intercept) + projector
                     p = newton_direction(H, grad)
                 else:
@@ -332,19 +332,19 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
                 if step == 0.0:
                     stalled = True
                     break
-            new_loss, new_grad = self._loss_grad(new_theta, X, Y)
+            new_loss, new_grad = self._loss_grad(new_theta, X, T)
             memory.update(new_theta - theta, new_grad - grad)
             theta, loss, grad = new_theta, new_loss, new_grad
             n_iter += 1
             losses.append(loss)
 
-        W, b = self._unpack(theta, K, d)
+        W, b = self._unpack(theta, c, d)
         self.coef_ = W.copy()
         self.intercept_ = b.copy()
         self.n_iter_ = n_iter
         self.loss_curve_ = losses
         self.converged_ = converged
-        self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, y_index, K))
+        self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, y_index, c))
         if self.separable_:
             warnings.warn(
                 "SoftmaxRegression: the training data look linearly separable "
@@ -396,7 +396,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
 
         Returns
         -------
-        ndarray of shape (n_samples, K), rows sum to 1
+        ndarray of shape (n_samples, c), rows sum to 1
         """
         return softmax(self._class_scores(X), axis=1)
 
@@ -409,7 +409,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
 
         Returns
         -------
-        ndarray of shape (n_samples, K)
+        ndarray of shape (n_samples, c)
         """
         return log_softmax(self._class_scores(X), axis=1)
 
@@ -429,6 +429,6 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         check_is_fitted(self, "coef_")
         X = check_n_features(self, X)
         y = check_known_labels(y, self.classes_, X.shape[0])
-        Y = (y[:, None] == self.classes_[None, :]).astype(float)
-        return softmax_loss_and_grad(self.coef_, self.intercept_, X, Y, self.alpha)[0]
+        T = (y[:, None] == self.classes_[None, :]).astype(float)
+        return softmax_loss_and_grad(self.coef_, self.intercept_, X, T, self.alpha)[0]
 
