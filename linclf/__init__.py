@@ -14,7 +14,7 @@ from ._validation import ConvergenceWarning, NotFittedError
 from .fisher import FisherLDA
 from .geometry import augment, normalize_augmented, signed_distance
 from .kernel_perceptron import KernelPerceptron
-from .least_squares import LeastSquaresClassifier
+from .least_squares import HoKashyap, LeastSquaresClassifier
 from .logistic import LogisticRegression
 from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
 from .perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
@@ -29,6 +29,7 @@ __all__ = [
     "FisherLDA",
     "KernelPerceptron",
     "LeastSquaresClassifier",
+    "HoKashyap",
     "LinearMachine",
     "LinearSVM",
     "LogisticRegression",

@@ -21,7 +21,7 @@ from .base import BaseEstimator, LinearClassifierMixin
 from .geometry import augment
 from .optim import warn_not_converged
 
-__all__ = ["LeastSquaresClassifier"]
+__all__ = ["LeastSquaresClassifier", "HoKashyap", "ho_kashyap"]
 
 _SOLVERS = ("pinv", "gd", "lms")
 
@@ -229,3 +229,129 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         if not self.converged_:
             warn_not_converged("LeastSquaresClassifier(solver='lms')", max_iter, "increase max_iter")
         return a
+
+
+def ho_kashyap(Z, *, eta=0.5, beta0=None, tol=1e-8, max_iter=10_000):
+    r"""The Ho-Kashyap procedure: minimise :math:`\lVert Z\mathbf a - \boldsymbol\beta\rVert^2` over :math:`\mathbf a` *and* :math:`\boldsymbol\beta > 0`.
+
+    Alternates :math:`\mathbf a = Z^+\boldsymbol\beta` with a step on the margins that
+    only ever raises them, :math:`\boldsymbol\beta \leftarrow \boldsymbol\beta + 2\eta\,\mathbf e^+`,
+    where :math:`\mathbf e = Z\mathbf a - \boldsymbol\beta` and :math:`\mathbf e^+ = \max(\mathbf e, 0)`
+    (Ho & Kashyap 1965; Duda, Hart & Stork, section 5.9). For :math:`0 < \eta < 1`:
+
+    * if the samples are linearly separable, :math:`\mathbf e \to \mathbf 0` and
+      :math:`Z\mathbf a \to \boldsymbol\beta > \mathbf 0`, so after finitely many steps
+      :math:`Z\mathbf a > \mathbf 0`: a separating vector, where the procedure stops;
+    * if at some step :math:`\mathbf e \le \mathbf 0` with :math:`\mathbf e \ne \mathbf 0`, the
+      samples are **not** separable (then :math:`Z^\top\mathbf e = \mathbf 0` and
+      :math:`\mathbf e \le 0` would contradict :math:`Z\hat{\mathbf a} > 0` for a separating
+      :math:`\hat{\mathbf a}`: :math:`0 = \hat{\mathbf a}^\top Z^\top\mathbf e = \sum_i (Z\hat{\mathbf a})_i e_i < 0`).
+
+    Parameters
+    ----------
+    Z : array_like of shape (N, p)
+        Normalised augmented samples :math:`\mathbf z_i = y_i\tilde{\mathbf x}_i`.
+    eta : float, default=0.5
+        Step on the margins, in (0, 1).
+    beta0 : array_like of shape (N,) or None
+        Initial margins (> 0); all ones by default.
+    tol : float, default=1e-8
+        Stop when :math:`Z\mathbf a > \mathbf 0` or :math:`\lVert\mathbf e\rVert \le` ``tol``
+        (separable), or when
+        :math:`\max_i e_i \le` ``tol`` :math:`\cdot\lVert\mathbf e\rVert` with
+        :math:`\lVert\mathbf e\rVert >` ``tol`` (not separable).
+    max_iter : int, default=10_000
+
+    Returns
+    -------
+    a : ndarray of shape (p,)
+    beta : ndarray of shape (N,)
+    status : {"separable", "not separable", "undecided"}
+        ``"undecided"`` when ``max_iter`` steps ended neither way.
+    n_iter : int
+    """
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or not np.all(np.isfinite(Z)):
+        raise ValueError("Z must be a finite 2-D array (one normalised augmented sample per row).")
+    if not 0 < eta < 1:
+        raise ValueError(f"eta must lie in (0, 1); got {eta!r}.")
+    beta = np.ones(Z.shape[0]) if beta0 is None else np.asarray(beta0, dtype=float).copy()
+    if beta.shape != (Z.shape[0],) or not np.all(beta > 0):
+        raise ValueError(f"beta0 must hold {Z.shape[0]} positive numbers.")
+    Z_pinv = np.linalg.pinv(Z)
+    for k in range(max_iter + 1):
+        a = Z_pinv @ beta
+        scores = Z @ a
+        e = scores - beta
+        e_norm = float(np.linalg.norm(e))
+        if e_norm <= tol or np.all(scores > 0):
+            return a, beta, "separable", k
+        if e.max() <= tol * e_norm:
+            return a, beta, "not separable", k
+        if k < max_iter:
+            beta = beta + eta * (e + np.abs(e))  # 2 eta e^+
+    return a, beta, "undecided", max_iter
+
+
+class HoKashyap(LinearClassifierMixin, BaseEstimator):
+    """Linear classifier by the Ho-Kashyap procedure (:func:`ho_kashyap`), which also tells separability.
+
+    Parameters
+    ----------
+    eta : float, default=0.5
+        Step on the margins, in (0, 1).
+    tol : float, default=1e-8
+    max_iter : int, default=10_000
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    margins_ : ndarray of shape (n_samples,)
+        The final :math:`\boldsymbol\beta`.
+    separable_ : bool or None
+        ``True``/``False`` when the procedure proved it, ``None`` when undecided.
+    n_iter_ : int
+    classes_, n_features_in_
+    """
+
+    _binary_only = True
+
+    _parameter_constraints = {
+        "eta": [Interval("real", 0, 1, closed="neither")],
+        "tol": [Interval("real", 0, None, closed="neither")],
+        "max_iter": [Interval("integer", 1, None)],
+    }
+
+    def __init__(self, *, eta=0.5, tol=1e-8, max_iter=10_000):
+        self.eta = eta
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Run the procedure on the normalised augmented samples.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,), two distinct labels
+
+        Returns
+        -------
+        self
+        """
+        p = validate_params(self)
+        X, y = check_X_y(X, y)
+        self.classes_, y_pm = encode_binary(y, estimator="HoKashyap")
+        Z = augment(X) * y_pm[:, None]
+        a, beta, status, n_iter = ho_kashyap(Z, eta=p["eta"], tol=p["tol"], max_iter=p["max_iter"])
+        if status == "undecided":
+            warn_not_converged("HoKashyap", p["max_iter"],
+                               "separability was neither proved nor refuted; try a larger max_iter")
+        self.separable_ = {"separable": True, "not separable": False}.get(status)
+        self.margins_ = beta
+        self.n_iter_ = n_iter
+        self.n_features_in_ = X.shape[1]
+        self.coef_ = a[None, :-1]
+        self.intercept_ = a[-1:].copy()
+        return self

@@ -120,3 +120,54 @@ def test_iterative_solvers_warn_when_stopped_early(data):
     assert clf.n_iter_ == 3 and not clf.converged_
     with pytest.warns(ConvergenceWarning, match="solver='lms'"):
         LeastSquaresClassifier(solver="lms", max_iter=2).fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# Ho-Kashyap
+# ---------------------------------------------------------------------------
+
+
+def test_ho_kashyap_finds_a_separating_vector():
+    from linclf import HoKashyap, Perceptron
+    from linclf.datasets import make_separable
+
+    X, y = make_separable(n_samples=60, margin=0.2, random_state=1)
+    hk = HoKashyap().fit(X, y)
+    assert hk.separable_ is True and hk.score(X, y) == 1.0
+    y_pm = np.where(y == hk.classes_[1], 1.0, -1.0)
+    Z = np.column_stack([X, np.ones(len(y))]) * y_pm[:, None]
+    a = np.r_[hk.coef_[0], hk.intercept_]
+    assert np.all(Z @ a > 0)                                     # a separating vector
+    assert np.all(hk.margins_ >= 1.0)                            # the margins only grow
+    assert Perceptron(max_iter=1000).fit(X, y).score(X, y) == 1.0  # the same verdict
+
+
+def test_ho_kashyap_proves_non_separability():
+    from linclf import HoKashyap
+    from linclf.least_squares import ho_kashyap
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    y = np.array([0, 0, 1, 1])  # XOR
+    hk = HoKashyap().fit(X, y)
+    assert hk.separable_ is False
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    Z = np.column_stack([X, np.ones(4)]) * y_pm[:, None]
+    a, beta, status, _ = ho_kashyap(Z)
+    e = Z @ a - beta
+    # the certificate: e <= 0, e != 0 and Z^T e = 0 (no a can make Z a > 0)
+    assert status == "not separable" and np.all(e <= 1e-12) and np.linalg.norm(e) > 0.1
+    np.testing.assert_allclose(Z.T @ e, 0, atol=1e-10)
+
+
+def test_ho_kashyap_bad_input():
+    from linclf import HoKashyap
+    from linclf.least_squares import ho_kashyap
+
+    with pytest.raises(ValueError, match="eta"):
+        ho_kashyap(np.eye(3), eta=1.0)
+    with pytest.raises(ValueError, match="beta0"):
+        ho_kashyap(np.eye(3), beta0=[1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="finite 2-D"):
+        ho_kashyap(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="eta"):
+        HoKashyap(eta=1.5).fit(np.eye(2), [0, 1])

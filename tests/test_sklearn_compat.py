@@ -24,6 +24,7 @@ CASES = [
     ("perceptron", "LinearMachine", {"max_iter": 50}, {"update": ["max", "all"]}, True),
     ("least_squares", "LeastSquaresClassifier", {}, {"margins": ["ones", "fisher"]}, False),
     ("least_squares", "LeastSquaresClassifier", {"solver": "gd"}, {"max_iter": [50, 200]}, False),
+    ("least_squares", "HoKashyap", {"max_iter": 200}, {"eta": [0.3, 0.7]}, False),
     ("logistic", "LogisticRegression", {}, {"alpha": [0.0, 1.0]}, False),
     ("softmax", "SoftmaxRegression", {}, {"alpha": [0.0, 1.0]}, True),
     ("svm", "SVC", {"kernel": "linear"}, {"C": [0.1, 1.0]}, False),
@@ -117,7 +118,8 @@ def _all_estimators():
     return [
         linclf.FisherLDA(), linclf.Perceptron(), linclf.VotedPerceptron(),
         linclf.AveragedPerceptron(), linclf.LinearMachine(), linclf.LeastSquaresClassifier(),
-        linclf.LeastSquaresClassifier(solver="gd"), linclf.LogisticRegression(),
+        linclf.LeastSquaresClassifier(solver="gd"), linclf.HoKashyap(max_iter=200),
+        linclf.LogisticRegression(),
         linclf.SoftmaxRegression(), linclf.SVC(), linclf.SVC(kernel="linear"), linclf.LinearSVM(),
         linclf.LinearSVM(solver="dcd"),
         linclf.KernelPerceptron(), linclf.OneVsRest(linclf.Perceptron()),
