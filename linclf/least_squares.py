@@ -312,6 +312,8 @@ class HoKashyap(LinearClassifierMixin, BaseEstimator):
     separable_ : bool or None
         ``True``/``False`` when the procedure proved it, ``None`` when undecided.
     n_iter_ : int
+        Least-squares solves :math:`\\mathbf a = Z^+\\boldsymbol\\beta` (one more than the
+        updates of :math:`\\boldsymbol\\beta`).
     classes_, n_features_in_
     """
 
@@ -350,7 +352,7 @@ class HoKashyap(LinearClassifierMixin, BaseEstimator):
                                "separability was neither proved nor refuted; try a larger max_iter")
         self.separable_ = {"separable": True, "not separable": False}.get(status)
         self.margins_ = beta
-        self.n_iter_ = n_iter
+        self.n_iter_ = n_iter + 1
         self.n_features_in_ = X.shape[1]
         self.coef_ = a[None, :-1]
         self.intercept_ = a[-1:].copy()
