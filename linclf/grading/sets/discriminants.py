@@ -124,8 +124,9 @@ _B = np.array([0.0, 0.0, -1.0])
 
 @test("ovr_predict", points=1)
 def test_unambiguous_points(f):
-    X = np.array([[2.0, 1.0], [-2.0, 0.5], [-0.5, 0.2], [-1.0, -2.0]])
-    assert_equal(f(_W, _B, X), [0, 1, 1, 2], "labels")
+    # the last point has a rival score of exactly 0 next to a positive one: f = (1, 0, -2)
+    X = np.array([[2.0, 1.0], [-2.0, 0.5], [-0.5, 0.2], [-1.0, -2.0], [1.0, 1.0]])
+    assert_equal(f(_W, _B, X), [0, 1, 1, 2, 0], "labels")
 
 
 @test("ovr_predict", points=2)
