@@ -145,8 +145,34 @@
     }
   }
 
+  /* MathJax's menu puts every formula in the tab order (tabindex=0). Inside a
+   * choice button that is a focus stop within a control (axe: nested-interactive)
+   * and doubles the Tab presses; the button itself is the control, and its
+   * accessible name already includes the formula's speech text. */
+  function untabMathInOptions() {
+    document.querySelectorAll(".linclf-quiz-option mjx-container[tabindex]").forEach(function (m) {
+      m.removeAttribute("tabindex");
+    });
+  }
+
+  function whenMathTypeset(callback) {
+    var mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) {
+      mj.startup.promise.then(callback, function () {});
+      return true;
+    }
+    return false;
+  }
+
   function init() {
     document.querySelectorAll(".linclf-quiz").forEach(setup);
+    if (!document.querySelector(".linclf-quiz-option")) return;
+    // MathJax loads asynchronously; by the load event its startup promise exists
+    if (!whenMathTypeset(untabMathInOptions)) {
+      window.addEventListener("load", function () {
+        whenMathTypeset(untabMathInOptions);
+      });
+    }
   }
 
   if (document.readyState === "loading") {
