@@ -19,7 +19,6 @@ The source format (YAML in the directive body) is defined and validated in
 
 from __future__ import annotations
 
-import copy
 from html import escape
 from pathlib import Path
 
@@ -193,8 +192,12 @@ def depart_div_html(self, node):
 # --- every other format: question in place, answers at the end of the chapter --
 
 def _prefixed(prefix: list[nodes.Node], body: list[nodes.Node]) -> list[nodes.Node]:
-    """``body`` with ``prefix`` put at the start of its first paragraph (or before it)."""
-    body = [copy.deepcopy(n) for n in body]
+    """``body`` with ``prefix`` put at the start of its first paragraph (or before it).
+
+    Copies with ``Node.deepcopy``: ``copy.deepcopy`` would follow ``parent`` and copy
+    the whole document (for the PDF, the whole book) with every node.
+    """
+    body = [n.deepcopy() for n in body]
     if body and isinstance(body[0], nodes.paragraph):
         for n in reversed(prefix):
             body[0].insert(0, n)
@@ -245,7 +248,7 @@ class QuizToPrint(SphinxPostTransform):
         if options:
             listing = nodes.enumerated_list(enumtype="loweralpha", prefix="(", suffix=")")
             for option in options:
-                listing += nodes.list_item("", nodes.paragraph("", "", *copy.deepcopy(option.children)))
+                listing += nodes.list_item("", nodes.paragraph("", "", *[n.deepcopy() for n in option.children]))
             out += listing
         out += nodes.paragraph("", "", nodes.emphasis(
             "", ("Answer with a number. " if not options else "") +
@@ -259,7 +262,7 @@ class QuizToPrint(SphinxPostTransform):
             right = next(o for o in options if o["correct"])
             letter = LETTERS[right["index"]]
             lead = nodes.paragraph("", "", head, nodes.Text(f"({letter}) "),
-                                   *copy.deepcopy(right.children))
+                                   *[n.deepcopy() for n in right.children])
             why = next(e for e in explains if e["index"] == right["index"])
             others = [(f"Not ({LETTERS[e['index']]}): ", e) for e in explains if not e["correct"]]
         else:
@@ -267,7 +270,7 @@ class QuizToPrint(SphinxPostTransform):
             lead = nodes.paragraph("", "", head, nodes.Text(format_number(quiz["answer"]) + tol))
             why = next(e for e in explains if e["role"] == "correct")
             others = [(f"Not {format_number(e['value'])}: ", e) for e in explains if e["role"] == "mistake"]
-        out = [lead, *[copy.deepcopy(n) for n in why.children]]
+        out = [lead, *[n.deepcopy() for n in why.children]]
         if others:
             items = nodes.bullet_list()
             for text, explain in others:
