@@ -248,7 +248,8 @@ class QuizToPrint(SphinxPostTransform):
         if options:
             listing = nodes.enumerated_list(enumtype="loweralpha", prefix="(", suffix=")")
             for option in options:
-                listing += nodes.list_item("", nodes.paragraph("", "", *[n.deepcopy() for n in option.children]))
+                text = nodes.paragraph("", "", *[n.deepcopy() for n in option.children])
+                listing += nodes.list_item("", text)
             out += listing
         out += nodes.paragraph("", "", nodes.emphasis(
             "", ("Answer with a number. " if not options else "") +

@@ -237,7 +237,8 @@ def answer_markdown(quiz: Quiz, number: int) -> str:
         k = quiz.correct_index
         lines = [f"**Question {number}:** ({LETTERS[k]}) {quiz.choices[k].text}", "",
                  quiz.choices[k].feedback, ""]
-        lines += [_item(f"Not ({LETTERS[i]}): {c.feedback}") for i, c in enumerate(quiz.choices) if not c.correct]
+        lines += [_item(f"Not ({LETTERS[i]}): {c.feedback}")
+                  for i, c in enumerate(quiz.choices) if not c.correct]
     else:
         tol = f" (±{format_number(quiz.tolerance)})" if quiz.tolerance else ""
         lines = [f"**Question {number}:** {format_number(quiz.answer)}{tol}", "", quiz.explanation, ""]

@@ -71,7 +71,8 @@ def test_a_numeric_quiz_parses_and_its_check_agrees():
 @pytest.mark.parametrize("body, message", [
     ("question: [unclosed", "not valid YAML"),
     ("- just\n- a list", "must be a YAML mapping"),
-    (CHOICE.replace("    correct: true\n", ""), "exactly one choice must be marked `correct: true` (none is)"),
+    (CHOICE.replace("    correct: true\n", ""),
+     "exactly one choice must be marked `correct: true` (none is)"),
     (CHOICE.replace("    feedback: That", "    correct: true\n    feedback: That"), "(2 are)"),
     (CHOICE.replace("    feedback: By definition.\n", ""), "choice 1: `feedback` must be a non-empty text"),
     (CHOICE.replace("correct: true", "correct: yes please"), "`correct` must be true or false"),
@@ -240,7 +241,8 @@ NUMERIC_QUIZZES = [(p, q) for p in CHAPTERS for q in _quizzes(p) if q.kind == "n
 def test_numeric_answer_is_what_the_check_computes(path, quiz):
     value = evaluate_check(quiz)
     assert quiz.matches(value, quiz.answer), (
-        f"{path.name}, quiz {quiz.id}: the page says {quiz.answer} (±{quiz.tolerance}), the check gives {value}")
+        f"{path.name}, quiz {quiz.id}: the page says {quiz.answer} (±{quiz.tolerance}), "
+        f"the check gives {value}")
     for mistake in quiz.mistakes:
         assert not quiz.matches(value, mistake.answer)
 
