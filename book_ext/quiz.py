@@ -268,7 +268,9 @@ class QuizToPrint(SphinxPostTransform):
             others = [(f"Not ({LETTERS[e['index']]}): ", e) for e in explains if not e["correct"]]
         else:
             tol = f" (±{format_number(quiz['tolerance'])})" if quiz["tolerance"] else ""
-            lead = nodes.paragraph("", "", head, nodes.Text(format_number(quiz["answer"]) + tol))
+            # a typographic minus in print (the website's data attributes stay ASCII)
+            value = format_number(quiz["answer"]).replace("-", "\u2212")
+            lead = nodes.paragraph("", "", head, nodes.Text(value + tol))
             why = next(e for e in explains if e["role"] == "correct")
             others = [(f"Not {format_number(e['value'])}: ", e) for e in explains if e["role"] == "mistake"]
         out = [lead, *[n.deepcopy() for n in why.children]]
