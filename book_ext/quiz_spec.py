@@ -176,6 +176,9 @@ def parse_quiz(quiz_id: str, body: str) -> Quiz:
         mistake = Mistake(_number(item.get("answer"), f"{at}: `answer`"), _text(item, "feedback", at))
         if quiz.matches(mistake.answer, answer):
             raise QuizError(f"{at}: {mistake.answer} is within the tolerance of the correct answer")
+        # the website shows the first mistake that matches: two that overlap are ambiguous
+        if any(quiz.matches(mistake.answer, m.answer) for m in quiz.mistakes):
+            raise QuizError(f"{at}: {mistake.answer} is within the tolerance of another mistake")
         quiz.mistakes.append(mistake)
     return quiz
 

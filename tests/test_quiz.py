@@ -85,6 +85,7 @@ def test_a_numeric_quiz_parses_and_its_check_agrees():
     (NUMERIC.replace("np.hypot(3, 4)", "np.hypot(3,"), "`check` is not valid Python"),
     (NUMERIC.replace("  - answer: 3", "  - answer: 0.6001"), "within the tolerance of the correct answer"),
     (NUMERIC.replace("tolerance: 0.001", "tolerance: -1"), "must not be negative"),
+    (NUMERIC + "  - answer: 3.0005\n    feedback: Again.\n", "within the tolerance of another mistake"),
 ])
 def test_invalid_quizzes_are_rejected_with_a_clear_message(body, message):
     with pytest.raises(QuizError) as err:
