@@ -20,6 +20,8 @@
   contrast, the colour mode defaults to light (the theme's empty default
   logged an error on every page) and the site has a favicon.
 * PDF edition (``latex_edition.py``): chapter numbering follows ``_toc.yml``.
+* Quizzes (``quiz.py``, ``quiz_spec.py``, ``static/linclf-quiz.js``): the
+  ``quiz`` directive of the "check your understanding" sections.
 * Downloads: the generated notebooks and one zip of them all are served by the
   site (``_static/downloads/``); every page that has a notebook gets it, and
   the zip, in the theme's download menu.
@@ -214,6 +216,7 @@ def setup(app):
     app.connect("config-inited", stage_downloads)
     app.connect("config-inited", configure_theme)
     app.add_css_file("linclf.css")
+    app.setup_extension("quiz")
     app.connect("build-finished", make_pages_accessible)
     app.connect("build-finished", correct_latex)
     app.connect("doctree-read", check_execution_time)

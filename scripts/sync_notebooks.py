@@ -12,6 +12,11 @@ sources, executed by the reader.
 ``tests/test_notebooks.py`` uses :func:`expected_notebooks` to check that the
 committed notebooks match their sources.
 
+A "check your understanding" quiz (the ``quiz`` directive, ``book_ext/quiz_spec.py``)
+has no interactive form in a notebook: its question and choices stay in place as
+markdown, and the answers with their explanations go to a last markdown cell,
+"Answers to the quiz questions", at the end of the chapter.
+
 The first cell of every generated notebook is the self-install cell (hidden on
 the website): on Colab or a bare Binder it installs linclf from the repository
 named in ``_config.yml`` (``repository.url``), the one place that names it, so a
@@ -33,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book_ext"))
 
 from notebook_map import NOTEBOOK_DIRS, notebook_for  # noqa: E402
+from quiz_spec import ANSWERS_TITLE, FENCE_RE, answer_markdown, parse_quiz, question_markdown  # noqa: E402
 
 
 # Modules a page may import that Colab does not ship -> their pip names.
@@ -69,6 +75,26 @@ def _extras(cells) -> list[str]:
     return sorted(pip for module, pip in EXTRA_PACKAGES.items() if module in imported)
 
 
+def quizzes_to_markdown(cells) -> str | None:
+    """Replace each quiz directive of the markdown ``cells`` by its question, in place.
+
+    Returns the markdown of the answers section (``None`` when there are no quizzes).
+    """
+    answers = []
+
+    def question(match):
+        quiz = parse_quiz(match.group("id"), match.group("body"))
+        answers.append(answer_markdown(quiz, len(answers) + 1))
+        return question_markdown(quiz, len(answers))
+
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            cell.source = FENCE_RE.sub(question, cell.source)
+    if not answers:
+        return None
+    return f"## {ANSWERS_TITLE}\n\n" + "\n".join(answers).rstrip()
+
+
 def is_notebook_source(path: Path) -> bool:
     """True for MyST markdown files with a jupytext header and a kernelspec."""
     text = path.read_text(encoding="utf-8")
@@ -102,6 +128,9 @@ def to_ipynb_text(source: Path, url: str | None = None) -> str:
         metadata={"tags": ["remove-cell"]},
     )
     nb.cells.insert(0, install)
+    answers = quizzes_to_markdown(nb.cells)
+    if answers:
+        nb.cells.append(nbformat.v4.new_markdown_cell(answers))
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []

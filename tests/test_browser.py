@@ -352,3 +352,132 @@ def test_demo_slider_works_from_the_keyboard_with_a_visible_focus(server, contex
         assert outline not in ("", "none"), f"no visible focus ring on the slider (outline-style {outline})"
     finally:
         page.close()
+
+
+# ---------------------------------------------------------------------------
+# The "check your understanding" quizzes (issue #13), answered on the built site:
+# wrong, then right, by mouse and by keyboard; the feedback says why; progress
+# survives a reload; the page works when localStorage is blocked; and axe-core
+# finds nothing serious in the answered state either.
+
+QUIZ_PAGE = "chapters/01_discriminants"
+
+
+def _visible_explanations(quiz):
+    return quiz.locator(".linclf-quiz-feedback .linclf-quiz-explain:visible")
+
+
+def _open_quiz_page(context, server, errors):
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.goto(f"{server}/{QUIZ_PAGE}.html", wait_until="load")
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise")
+    return page
+
+
+def test_quiz_answered_wrong_and_right_by_mouse_and_keyboard(server, context, axe_js):
+    errors = []
+    page = _open_quiz_page(context, server, errors)
+    try:
+        page.evaluate("() => { for (const k of Object.keys(localStorage)) "
+                      "if (k.startsWith('linclf-quiz:')) localStorage.removeItem(k); }")
+        page.reload(wait_until="load")
+        quizzes = page.locator("div.linclf-quiz")
+        assert quizzes.count() >= 3
+        quiz = page.locator("div.linclf-quiz.linclf-quiz-choice").first
+        quiz.scroll_into_view_if_needed()
+        feedback = quiz.locator(".linclf-quiz-feedback")
+        assert feedback.get_attribute("aria-live") == "polite"
+        assert _visible_explanations(quiz).count() == 0, "an explanation is shown before any answer"
+        options = quiz.locator("button.linclf-quiz-option")
+        flags = [options.nth(k).get_attribute("data-correct") for k in range(options.count())]
+        right_at, wrong_at = flags.index("true"), flags.index("false")
+
+        # wrong, with the mouse: the verdict and the explanation of *that* choice
+        options.nth(wrong_at).click()
+        assert options.nth(wrong_at).get_attribute("aria-pressed") == "true"
+        assert "Not quite" in feedback.locator(".linclf-quiz-verdict").inner_text()
+        shown = _visible_explanations(quiz)
+        assert shown.count() == 1 and shown.get_attribute("data-option") == str(wrong_at)
+        assert len(shown.inner_text().strip()) > 40, "the feedback does not say why"
+        why_wrong = shown.inner_text()
+
+        # right, with the keyboard: Tab to the right choice (the focus ring shows), Enter
+        key = "Tab" if right_at > wrong_at else "Shift+Tab"
+        for _ in range(abs(right_at - wrong_at)):
+            page.keyboard.press(key)
+        focused = page.evaluate("() => document.activeElement.getAttribute('data-option')")
+        assert focused == str(right_at), "Tab does not move through the choices"
+        outline = options.nth(right_at).evaluate("el => getComputedStyle(el).outlineStyle")
+        assert outline not in ("", "none"), "no visible focus ring on a quiz choice"
+        page.keyboard.press("Enter")
+        assert "Correct" in feedback.locator(".linclf-quiz-verdict").inner_text()
+        assert options.nth(right_at).get_attribute("aria-pressed") == "true"
+        assert options.nth(wrong_at).get_attribute("aria-pressed") == "false"
+        shown = _visible_explanations(quiz)
+        assert shown.count() == 1 and shown.get_attribute("data-option") == str(right_at)
+        assert shown.inner_text() != why_wrong
+
+        # a numeric question, by keyboard only: garbage, an anticipated mistake, the answer
+        numeric = page.locator("div.linclf-quiz.linclf-quiz-numeric").first
+        field = numeric.locator("input.linclf-quiz-input")
+        label = numeric.locator(f"label[for='{field.get_attribute('id')}']")
+        assert label.count() == 1 and label.inner_text().strip()
+        verdict = numeric.locator(".linclf-quiz-verdict")
+        field.focus()
+        field.fill("three")
+        page.keyboard.press("Enter")
+        assert "enter a number" in verdict.inner_text()
+        assert field.get_attribute("aria-invalid") == "true"
+        mistake = numeric.locator(".linclf-quiz-explain[data-role='mistake']").first
+        field.fill(mistake.get_attribute("data-value"))
+        page.keyboard.press("Enter")
+        assert "Not quite" in verdict.inner_text()
+        assert mistake.is_visible(), "an anticipated mistake did not get its own explanation"
+        answer = numeric.get_attribute("data-answer")
+        field.fill(answer)
+        page.keyboard.press("Enter")
+        assert "Correct" in verdict.inner_text()
+        assert numeric.locator(".linclf-quiz-explain[data-role='correct']").is_visible()
+
+        # answered state: still no serious accessibility problem
+        page.add_script_tag(path=str(axe_js))
+        violations = page.evaluate(
+            """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))
+                 .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+                 .map(v => `${v.id} (${v.impact}): ${v.nodes[0].html.slice(0, 120)}`)""",
+            AXE_TAGS,
+        )
+        assert not violations, "\n".join(violations)
+
+        # progress is kept: after a reload both answers are shown again
+        page.reload(wait_until="load")
+        quiz = page.locator("div.linclf-quiz.linclf-quiz-choice").first
+        assert quiz.locator("button.linclf-quiz-option").nth(right_at).get_attribute("aria-pressed") == "true"
+        assert "Correct" in quiz.locator(".linclf-quiz-verdict").inner_text()
+        numeric = page.locator("div.linclf-quiz.linclf-quiz-numeric").first
+        assert numeric.locator("input.linclf-quiz-input").input_value() == answer
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_quiz_works_when_local_storage_is_blocked(server, context):
+    errors = []
+    page = context.new_page()
+    # the theme's own scripts fail without storage too; only the quiz script is ours to judge
+    page.on("pageerror", lambda e: "linclf-quiz" in (e.stack or "") and errors.append(e.stack))
+    # as in a browser that forbids storage for the site: merely reading the property throws
+    page.add_init_script("Object.defineProperty(window, 'localStorage', "
+                         "{get() { throw new DOMException('blocked', 'SecurityError'); }});")
+    try:
+        page.goto(f"{server}/{QUIZ_PAGE}.html", wait_until="load")
+        quiz = page.locator("div.linclf-quiz.linclf-quiz-choice").first
+        assert quiz.locator(".linclf-quiz-verdict").inner_text() == "", "state restored from nowhere"
+        quiz.locator("button.linclf-quiz-option[data-correct='true']").click()
+        assert "Correct" in quiz.locator(".linclf-quiz-verdict").inner_text()
+        assert not errors, errors
+    finally:
+        page.close()

@@ -79,3 +79,32 @@ def test_no_blank_pages(pdf_text):
     with_images = {int(line.split()[0]) for line in listing if line.strip()}
     blank = [n for n, text in enumerate(pages, 1) if not text.strip() and n not in with_images]
     assert not blank, f"blank pages: {blank}"
+
+
+def test_quiz_answers_close_every_chapter(pdf_text):
+    """Issue #13: in print a quiz is a question in place; its answer, with the explanation,
+    is in the chapter's last section, after the summary."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book_ext"))
+    from quiz_spec import find_quizzes
+
+    def heads(title):
+        # body headings "N.k Title" (the contents has dot leaders, running heads "N.k. Title  page")
+        return {int(m.group(1)): m.start()
+                for m in re.finditer(rf"^\s*(\d+)\.\d+ {title}\s*$", pdf_text, re.M)}
+
+    checks, summaries, answers = heads("Check your understanding"), heads("Summary"), heads(
+        "Answers to the quiz questions")
+    chapters = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
+    assert set(answers) == set(checks) == {int(p.name[:2]) for p in chapters}
+    for path in chapters:
+        n = int(path.name[:2])
+        assert checks[n] < summaries[n] < answers[n] < checks.get(n + 1, len(pdf_text)), path.name
+        asked = pdf_text[checks[n]:answers[n]]
+        answered = pdf_text[answers[n]:checks.get(n + 1, len(pdf_text))]
+        for k, (_, quiz) in enumerate(find_quizzes(path.read_text(encoding="utf-8")), 1):
+            assert f"Question {k}." in asked and f"Question {k}:" not in asked, f"{path.name} {quiz.id}"
+            assert f"Question {k}:" in answered, f"{path.name}: no answer to question {k}"
+            if quiz.kind == "choice":
+                assert "(a)" in asked and "(b)" in asked, f"{path.name} {quiz.id}: choices not printed"
