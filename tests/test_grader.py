@@ -254,14 +254,20 @@ def test_cli_writes_json_csv_and_gradescope(tmp_path):
                            str(b / "perceptron.py"), "--set", "perceptron", "--jobs", "2",
                            "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "perceptron.py: 14/14" in proc.stdout and "perceptron.py: 0/14" in proc.stdout
+    full = get_set("perceptron").max_points()
+    assert f"perceptron.py: {full:g}/{full:g}" in proc.stdout and f"perceptron.py: 0/{full:g}" in proc.stdout
     assert "[2/2]" in proc.stderr  # progress indicator
     rows = list(csv.DictReader(open(out / "grades.csv")))
-    assert [r["total"] for r in rows] == ["14", "0"]
+    assert [r["total"] for r in rows] == [f"{full:g}", "0"]
     assert rows[0]["sha256"] == before and rows[0]["perceptron_update"] == "4"
-    assert list(rows[0]) == ["file", "sha256", *get_set("perceptron").exercises, "total", "max", "error"]
+    assert list(rows[0]) == ["file", "sha256", "student", *get_set("perceptron").exercises, "total",
+                             "max", "late_penalty_percent", "overridden", "error"]
+    assert [r["student"] for r in rows] == ["perceptron", "perceptron"]  # the file stems
+    items = list(csv.DictReader(open(out / "items.csv")))
+    first = items[0]
+    assert first["level"] == "test" and first["n"] == "2" and float(first["pass_rate"]) == 0.5
     mine = json.loads((out / "alice__perceptron.json").read_text())
-    assert mine["score"] == 14 and {"name", "score", "max_score", "status", "output"} <= set(mine["tests"][0])
+    assert mine["score"] == full and {"name", "score", "max_score", "status", "output"} <= set(mine["tests"][0])
     gs = json.loads((out / "bob__perceptron" / "results.json").read_text())
     assert gs["score"] == 0
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(gs["tests"][0])

@@ -28,7 +28,8 @@ SOLUTIONS = ROOT / "exercises" / "solutions"
 GRADE = str(Path(sys.executable).with_name("linclf-grade"))
 IS_ROOT = os.geteuid() == 0
 
-# expected score of each hostile submission on the "perceptron" set (14 points)
+# expected score of each hostile submission on the "perceptron" set (14 points for the
+# four exercises they were written for; none defines perceptron_experiment)
 EXPECTED = {
     "exit_zero.py": 0,
     "lying_objects.py": 0,
@@ -175,14 +176,15 @@ def test_class_of_100(tmp_path):
     ns = {}
     exec(half, ns)
     half_score = sum(r["score"] for name in get_set("perceptron").exercises
-                     for r in evaluate(f"perceptron.{name}", ns[name])[1])
-    assert 0 < half_score < 14
+                     for r in evaluate(f"perceptron.{name}", ns[name], student="perceptron")[1])
+    full = get_set("perceptron").max_points()
+    assert 0 < half_score < full
     expected = {}
     paths = []
     for i in range(100):
         d = tmp_path / "repos" / f"student{i:03d}"
         d.mkdir(parents=True)
-        text, score = (ref, 14) if i % 5 < 3 else (stub, 0) if i % 5 == 3 else (half, half_score)
+        text, score = (ref, full) if i % 5 < 3 else (stub, 0) if i % 5 == 3 else (half, half_score)
         p = d / "perceptron.py"
         p.write_text(text)
         expected[f"student{i:03d}"] = score
@@ -201,4 +203,4 @@ def test_class_of_100(tmp_path):
     per_submission = elapsed / 100
     print(f"\n100 submissions, --jobs 2: {elapsed:.1f} s in all, {per_submission:.2f} s each "
           f"(about {2 * per_submission:.2f} s of work per submission per job)")
-    assert per_submission < 3.0
+    assert per_submission < 1.0  # "well under a second per submission"

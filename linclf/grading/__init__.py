@@ -5,6 +5,8 @@
 * ``linclf-grade`` (:mod:`linclf.grading.cli`) -- grades notebooks or ``.py``
   files of a whole class in sandboxed worker processes, with optional private
   tests, and writes JSON, CSV and Gradescope results.
+* :func:`student` / :func:`my_data` -- set your student id once; the data of
+  the exercises that have a per-student variant depend on it.
 * :func:`test` -- the decorator for (public or private) tests; see
   ``linclf/grading/README.md`` for the format of an exercise set.
 """
@@ -13,9 +15,10 @@ from .framework import (ExerciseSet, assert_close, assert_direction, assert_equa
                         assert_expr, as_array, as_float, available_sets, get_set, test,
                         unpack)
 from .inprocess import check, evaluate
+from .variants import my_data, student
 
 __all__ = [
     "ExerciseSet", "as_array", "as_float", "assert_close", "assert_direction",
     "assert_equal", "assert_expr", "available_sets", "check", "evaluate", "get_set",
-    "test", "unpack",
+    "my_data", "student", "test", "unpack",
 ]

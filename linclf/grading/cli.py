@@ -6,10 +6,17 @@ Grade a class (GitHub Classroom clones in ``repos/*/``) with private tests::
 
     linclf-grade repos/*/perceptron.ipynb --set perceptron --tests private/ --jobs 4 --out grades/
 
-Print the plain-Python template of a set, or build a Gradescope autograder::
+Print the plain-Python template of a set (one student's version), list a set,
+or build a Gradescope autograder::
 
-    linclf-grade --template perceptron > perceptron.py
+    linclf-grade --template perceptron --student s123 > s123.py
+    linclf-grade --list perceptron
     linclf-grade --gradescope-bundle perceptron --tests private/ --out bundle/
+
+With a roster, overrides and a late policy::
+
+    linclf-grade subs/*.ipynb --set fisher --roster roster.csv --overrides overrides.csv \\
+        --due 2026-03-01T23:59+01:00 --late-per-day 10 --late-cap 50 --times times.csv
 """
 
 from __future__ import annotations
@@ -42,6 +49,18 @@ def _parser():
                    help="print SET's exercises as JSON (name, title, points, kind) and exit")
     p.add_argument("--gradescope-bundle", metavar="SET",
                    help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out")
+    p.add_argument("--student", metavar="ID",
+                   help="student id: with --template, that student's version; when grading "
+                        "one submission, whose variant data to use (default: the file name stem)")
+    p.add_argument("--roster", metavar="CSV", help="columns file,student: the id of each submission")
+    p.add_argument("--overrides", metavar="CSV",
+                   help="columns student,exercise,points[,reason]: points that replace the grader's")
+    p.add_argument("--due", metavar="TIME", help="due date (ISO 8601) of the late policy")
+    p.add_argument("--late-per-day", type=float, default=10.0, metavar="PCT",
+                   help="percent off per started day late (default 10)")
+    p.add_argument("--late-cap", type=float, default=100.0, metavar="PCT",
+                   help="largest late penalty in percent (default 100)")
+    p.add_argument("--times", metavar="CSV", help="columns student,submitted (ISO 8601) for --due")
     p.add_argument("--quiet", action="store_true", help="no per-submission lines")
     return p
 
@@ -49,10 +68,10 @@ def _parser():
 def _grade_one(args):
     from .grade import grade_submission
 
-    path, set_name, tests, timeout, memory, hide = args
+    path, set_name, tests, timeout, memory, hide, student = args
     try:
         return grade_submission(path, set_name, private_tests=tests, timeout=timeout,
-                                memory=memory, hide=hide)
+                                memory=memory, hide=hide, student=student)
     except Exception as exc:  # a grader bug must not lose the other students' grades
         return {"file": str(path), "sha256": "", "set": set_name, "score": 0.0,
                 "max_score": float(get_set(set_name).max_points()), "exercises": {},
@@ -80,7 +99,7 @@ def main(argv=None):
         return 0
     if args.template:
         try:
-            sys.stdout.write(get_set(args.template).template())
+            sys.stdout.write(get_set(args.template).template(args.student))
         except ValueError as exc:
             print(f"linclf-grade: {exc}", file=sys.stderr)
             return 2
@@ -122,9 +141,14 @@ def main(argv=None):
     from . import symbolic  # noqa: F401
 
     paths = [str(Path(p)) for p in args.submissions]
+    try:
+        course = _course_inputs(args, exset, paths)
+    except (ValueError, TypeError) as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
     out = Path(args.out)
-    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, [str(out.resolve())])
-            for p in paths]
+    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, [str(out.resolve())],
+             course["students"][i]) for i, p in enumerate(paths)]
     results = [None] * len(jobs)
     start = time.monotonic()
     show_progress = len(jobs) > 1
@@ -153,12 +177,46 @@ def main(argv=None):
                                   "exercises": {}, "tests": [], "cell_errors": {}, "sandbox": {},
                                   "error": f"internal grader error: {type(exc).__name__}"}
                 report(i, done)
+    for r in results:
+        _finish(r, course)
     labels = unique_labels(paths)
     csv_path = write_reports(results, labels, out, list(exset.exercises))
     total = time.monotonic() - start
     print(f"graded {len(results)} submission(s) in {total:.1f} s "
           f"({total / max(1, len(results)):.2f} s each); wrote {csv_path}")
     return 0
+
+
+def _course_inputs(args, exset, paths):
+    """Student ids, overrides and late policy from the command line (validated up front)."""
+    from .course import LatePolicy, read_overrides, read_roster, read_times, student_for
+
+    if args.student and len(paths) > 1:
+        raise ValueError("--student names one student; for a class use --roster")
+    roster = read_roster(args.roster) if args.roster else {}
+    students = []
+    for p in paths:
+        sid = args.student or student_for(p, roster)
+        if args.roster and sid is None:
+            raise ValueError(f"{p} is not in the roster {args.roster}")
+        students.append(sid)
+    overrides = read_overrides(args.overrides, exset) if args.overrides else {}
+    late = times = None
+    if args.due:
+        late = LatePolicy(args.due, args.late_per_day, args.late_cap)
+        times = read_times(args.times) if args.times else {}
+    elif args.times:
+        raise ValueError("--times needs --due")
+    return {"students": students, "overrides": overrides, "late": late, "times": times}
+
+
+def _finish(result, course):
+    from .course import apply_overrides
+
+    if course["overrides"]:
+        apply_overrides(result, course["overrides"])
+    if course["late"] is not None:
+        course["late"].apply(result, course["times"].get(result.get("student") or ""))
 
 
 if __name__ == "__main__":

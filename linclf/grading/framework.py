@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .values import SympyText, describe, type_name
+from .variants import check_student_id, literal, variant_rng
 
 
 # --------------------------------------------------------------------------
@@ -50,6 +51,8 @@ class TestSpec:
     points: float
     hidden: bool = False
     name: str = ""
+    visibility: str = "visible"
+    variant: bool = False
 
     def __post_init__(self):
         if not self.name:
@@ -58,17 +61,32 @@ class TestSpec:
             self.name = f"{self.exercise}: {base.replace('_', ' ')}"
 
 
-def test(exercise, points=1, *, hidden=False, name=None):
+#: Gradescope's visibility levels of a test (``results.json``).
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+
+
+def test(exercise, points=1, *, hidden=False, name=None, visibility=None, variant=False):
     """Mark ``func(f)`` as a test of ``exercise`` worth ``points``.
 
     ``hidden=True`` (for an instructor's private tests) reports only
-    passed/failed, never inputs, expected values or messages.
+    passed/failed, never inputs, expected values or messages; on Gradescope
+    it is shown ``visibility`` (default ``"after_published"``; ``"hidden"``
+    and ``"after_due_date"`` are the others). A test with any visibility but
+    ``"visible"`` is hidden. ``variant=True``: the test is ``func(f, data)``
+    and receives the student's own data of a variant exercise
+    (:mod:`linclf.grading.variants`).
     """
     if points <= 0:
         raise ValueError("points must be positive")
+    if visibility is None:
+        visibility = "after_published" if hidden else "visible"
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility must be one of {VISIBILITIES}; got {visibility!r}")
+    hidden = visibility != "visible"
 
     def decorate(func):
-        func._linclf_test = TestSpec(func, exercise, float(points), hidden, name or "")
+        func._linclf_test = TestSpec(func, exercise, float(points), hidden, name or "",
+                                     visibility, bool(variant))
         return func
 
     return decorate
@@ -93,13 +111,26 @@ class Exercise:
     doc: str
     stub: str = "raise NotImplementedError"
     kind: str = "formula"
+    variant: object = None
+    hidden_tests: int = 0
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"exercise {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
+        if self.variant is not None and not callable(self.variant):
+            raise TypeError(f"exercise {self.name!r}: variant must be a function of an rng")
 
-    def template(self):
-        body = textwrap.indent(textwrap.dedent(self.doc).strip(), "    ")
+    def template(self, data=None, student_id=None):
+        """The stub with its docstring; a variant exercise shows ``data`` when given."""
+        doc = textwrap.dedent(self.doc).strip()
+        if self.variant is not None:
+            if data is None:
+                doc += ("\n\nYour data depend on your student id: run student(\"YOUR-ID\") once,"
+                        f"\nthen my_data(\"{self.name}\") returns them.")
+            else:
+                doc += (f"\n\nYour data (student {student_id}), also returned by"
+                        f" my_data(\"{self.name}\"):\n" + literal(data, ""))
+        body = textwrap.indent(doc, "    ")
         stub = textwrap.indent(textwrap.dedent(self.stub).strip(), "    ")
         return f'{self.signature}\n    """{body.lstrip()}\n    """\n{stub}\n'
 
@@ -132,13 +163,28 @@ class ExerciseSet:
         self._module = None
 
     def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError",
-                 kind="formula"):
-        """Declare an exercise (the function ``name``) of the given ``kind``."""
+                 kind="formula", variant=None, hidden_tests=0):
+        """Declare an exercise (the function ``name``) of the given ``kind``.
+
+        ``variant(rng) -> dict`` makes the exercise's data depend on the student
+        id; ``hidden_tests`` is how many hidden tests the course's grading suite
+        (``exercises/solutions/SET.py``) runs on it, which ``check`` announces.
+        """
         if name in self.exercises:
             raise ValueError(f"exercise {name!r} declared twice")
-        ex = Exercise(name, title, signature, doc, stub, kind)
+        ex = Exercise(name, title, signature, doc, stub, kind, variant, int(hidden_tests))
         self.exercises[name] = ex
         return ex
+
+    def variant_data(self, exercise, student_id):
+        """The data of the variant ``exercise`` for ``student_id`` (a dict)."""
+        make = self.exercises[exercise].variant
+        if make is None:
+            raise ValueError(f"exercise {exercise!r} has no per-student variant")
+        data = make(variant_rng(self.name, exercise, student_id))
+        if not isinstance(data, dict):
+            raise TypeError(f"the variant of {exercise!r} must return a dict")
+        return data
 
     @property
     def tests(self):
@@ -150,17 +196,28 @@ class ExerciseSet:
     def max_points(self, exercise=None):
         return sum(t.points for t in self.tests if exercise in (None, t.exercise))
 
-    def template(self):
-        """The set as a plain ``.py`` file: preamble, then every stub with its docstring."""
+    def template(self, student_id=None):
+        """The set as a plain ``.py`` file: preamble, then every stub with its docstring.
+
+        With ``student_id`` the variant exercises show that student's data.
+        """
+        grade = f"linclf-grade THIS_FILE.py --set {self.name}"
+        if student_id is not None:
+            student_id = check_student_id(student_id)
+            grade = f"linclf-grade {student_id}.py --set {self.name}"
         head = (f'"""Exercises: {self.title} (set "{self.name}").\n\n'
                 "Fill in each function, then grade locally with\n"
-                f"    linclf-grade THIS_FILE.py --set {self.name}\n"
+                f"    {grade}\n"
                 "or check one function at a time in Python:\n"
                 "    from linclf.grading import check; check(function)\n"
                 '"""\n')
         parts = [head, self.preamble.rstrip() + "\n"]
         for ex in self.exercises.values():
-            parts.append("\n\n# " + "-" * 70 + f"\n# {ex.title}\n" + ex.template())
+            data = None
+            if ex.variant is not None and student_id is not None:
+                data = self.variant_data(ex.name, student_id)
+            parts.append("\n\n# " + "-" * 70 + f"\n# {ex.title}\n"
+                         + ex.template(data, student_id))
         return "".join(parts)
 
 
@@ -259,14 +316,28 @@ class StudentFunction:
         return f"{self.__name__}({', '.join(parts)})"
 
 
-def run_tests(tests, backend):
-    """Run ``tests`` against ``backend``; return one result dict per test."""
+def run_tests(tests, backend, variant_data=None):
+    """Run ``tests`` against ``backend``; return one result dict per test.
+
+    ``variant_data(exercise)`` gives the student's data for the variant tests
+    (it raises ``ValueError`` when no student id is known).
+    """
     results = []
     for t in tests:
         f = StudentFunction(t.exercise, backend)
         status, message = "passed", ""
         try:
-            t.func(f)
+            if t.variant:
+                if variant_data is None:
+                    raise StudentError("not run: this test uses your own data; "
+                                       'set your student id with student("YOUR-ID")')
+                try:
+                    data = variant_data(t.exercise)
+                except ValueError as exc:
+                    raise StudentError(f"not run: {exc}") from None
+                t.func(f, data)
+            else:
+                t.func(f)
         except AssertionError as exc:
             status, message = "failed", str(exc) or "assertion failed"
         except StudentError as exc:
@@ -286,6 +357,7 @@ def run_tests(tests, backend):
             "status": status,
             "output": message,
             "hidden": t.hidden,
+            "visibility": t.visibility,
         })
     return results
 

@@ -19,11 +19,13 @@ import re
 import time
 from pathlib import Path
 
+from .course import write_items
 from .framework import StudentError, get_set, load_private_tests, run_tests
 from .imports import describe_policy, violations, worker_policy
 from .notebook import SubmissionError, read_submission
 from .sandbox import Worker, WorkerError, WorkerTimeout
 from .values import BadValue, decode_value, encode_args
+from .variants import check_student_id
 
 MAX_RESTARTS = 3
 
@@ -100,15 +102,32 @@ def _start(worker, skip):
 
 
 def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory=1 << 30,
-                     hide=(), budget=None):
-    """Grade one file; return the result dict (never raises for a bad submission)."""
+                     hide=(), budget=None, student=None):
+    """Grade one file; return the result dict (never raises for a bad submission).
+
+    ``student`` is the id whose variant data the variant tests use (default:
+    the file name stem).
+    """
     started = time.monotonic()
     exset = get_set(set_name)
     tests = list(exset.tests)
     if private_tests:
         tests += load_private_tests(private_tests, exset)
+    student = Path(path).stem if student is None else student
+    try:
+        student = check_student_id(student)
+        student_error = ""
+    except ValueError as exc:
+        student, student_error = None, str(exc)
+
+    def variant_data(exercise):
+        if student is None:
+            raise ValueError(f"no usable student id for this submission ({student_error}); "
+                             "grade it with a roster (--roster)")
+        return exset.variant_data(exercise, student)
+
     result = {
-        "file": str(path), "sha256": "", "set": set_name, "score": 0.0,
+        "file": str(path), "sha256": "", "set": set_name, "student": student or "", "score": 0.0,
         "max_score": float(sum(t.points for t in tests)),
         "exercises": {name: 0.0 for name in exset.exercises},
         "tests": [], "error": "", "cell_errors": {}, "sandbox": {},
@@ -130,9 +149,13 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
     hide.append(str(Path(path).resolve().parent))
     budget = float(budget) if budget is not None else max(60.0, 8 * float(timeout))
     banned = violations(cells, exset.exercises, exset.allow_imports)
+    policy = worker_policy(exset.allow_imports)
+    if student is not None:  # my_data() in the worker returns the graded student's data
+        policy["variants"] = {name: encode_args(exset.variant_data(name, student))
+                              for name, ex in exset.exercises.items() if ex.variant is not None}
     worker = Worker(cells, hide=hide, timeout=timeout, memory=memory,
                     cell_timeout=min(timeout, 10.0), load_budget=min(budget, 120.0),
-                    imports=worker_policy(exset.allow_imports))
+                    imports=policy)
     skip = set()
     try:
         try:
@@ -143,7 +166,7 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
             return result
         result["sandbox"] = worker.sandbox
         backend = _RemoteBackend(worker, skip, started + budget)
-        result["tests"] = run_tests(tests, backend)
+        result["tests"] = run_tests(tests, backend, variant_data)
         result["cell_errors"] = {str(k): v for k, v in worker.cell_errors.items()
                                  if isinstance(v, str)}
         if skip:
@@ -176,7 +199,7 @@ def _apply_import_policy(result, banned, extra):
 def _all_failed(tests, message):
     return [{"name": t.name, "exercise": t.exercise, "score": 0.0, "max_score": t.points,
              "status": "failed", "output": "hidden test: failed" if t.hidden else message,
-             "hidden": t.hidden} for t in tests]
+             "hidden": t.hidden, "visibility": t.visibility} for t in tests]
 
 
 # --------------------------------------------------------------------------
@@ -189,7 +212,7 @@ def gradescope_results(result):
         tests.append({
             "name": t["name"], "score": t["score"], "max_score": t["max_score"],
             "status": t["status"], "output": t["output"],
-            "visibility": "after_published" if t.get("hidden") else "visible",
+            "visibility": t.get("visibility") or ("after_published" if t.get("hidden") else "visible"),
         })
     out = {"score": result["score"], "tests": tests, "visibility": "visible",
            "stdout_visibility": "hidden"}
@@ -212,7 +235,7 @@ def unique_labels(paths):
 
 
 def write_reports(results, labels, out_dir, exercise_names):
-    """Write ``LABEL.json``, ``LABEL/results.json`` (Gradescope) and ``grades.csv``."""
+    """Write ``LABEL.json``, ``LABEL/results.json`` (Gradescope), ``grades.csv`` and ``items.csv``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for result, label in zip(results, labels):
@@ -222,12 +245,16 @@ def write_reports(results, labels, out_dir, exercise_names):
         (gs_dir / "results.json").write_text(json.dumps(gradescope_results(result), indent=1))
     with open(out_dir / "grades.csv", "w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["file", "sha256", *exercise_names, "total", "max", "error"])
+        writer.writerow(["file", "sha256", "student", *exercise_names, "total", "max",
+                         "late_penalty_percent", "overridden", "error"])
         for r in results:
-            writer.writerow([r["file"], r["sha256"],
+            writer.writerow([r["file"], r["sha256"], r.get("student", ""),
                              *[f"{r['exercises'].get(n, 0.0):g}" for n in exercise_names],
                              f"{r['score']:g}", f"{r['max_score']:g}",
+                             f"{r.get('late', {}).get('penalty_percent', 0.0):g}",
+                             " ".join(o["exercise"] for o in r.get("overrides", [])),
                              r["error"].replace("\n", " ")[:300]])
+    write_items(results, out_dir / "items.csv")
     return out_dir / "grades.csv"
 
 

@@ -15,6 +15,7 @@ from . import _worker
 from .framework import StudentError, find_exercise, get_set, run_tests
 from .timeouts import time_limit
 from .values import BadValue, decode_value, encode_args
+from .variants import current_student
 
 __all__ = ["check", "evaluate"]
 
@@ -43,7 +44,7 @@ def _in_process_backend(fn, timeout):
     return call
 
 
-def evaluate(target, fn=None, *, timeout=30.0):
+def evaluate(target, fn=None, *, timeout=30.0, student=None):
     """Run the public tests of one exercise on ``fn``; return the result dicts.
 
     Parameters
@@ -51,6 +52,9 @@ def evaluate(target, fn=None, *, timeout=30.0):
     target : callable or str
         The student's function (looked up by its ``__name__``), or an
         exercise id ``"set.function"`` / ``"function"`` followed by ``fn``.
+    student : str, optional
+        The id whose data the variant tests use (default: the one set with
+        :func:`~linclf.grading.student`).
     """
     if callable(target) and fn is None:
         fn, target = target, getattr(target, "__name__", "")
@@ -58,7 +62,15 @@ def evaluate(target, fn=None, *, timeout=30.0):
         raise TypeError("check() needs the function to test")
     exset, exercise = find_exercise(str(target))
     tests = [t for t in get_set(exset.name).tests if t.exercise == exercise.name]
-    return exercise, run_tests(tests, _in_process_backend(fn, timeout))
+
+    def variant_data(name):
+        sid = student if student is not None else current_student()
+        if sid is None:
+            raise ValueError('this test uses your own data; set your student id with '
+                             'student("YOUR-ID")')
+        return exset.variant_data(name, sid)
+
+    return exercise, run_tests(tests, _in_process_backend(fn, timeout), variant_data)
 
 
 def check(target, fn=None, *, timeout=30.0):
@@ -73,18 +85,29 @@ def check(target, fn=None, *, timeout=30.0):
     if os.environ.get("LINCLF_GRADING_WORKER"):
         return None  # inside the grader's sandbox: the grader runs the tests itself
     exercise, results = evaluate(target, fn, timeout=timeout)
+    print(feedback(exercise, results))
+    return None
+
+
+def feedback(exercise, results):
+    """The text ``check`` prints: per-test partial credit, and what grading adds."""
     score = sum(r["score"] for r in results)
     total = sum(r["max_score"] for r in results)
-    lines = [f"{exercise.name}: {score:g}/{total:g} points"]
+    passed = sum(r["status"] == "passed" for r in results)
+    lines = [f"{exercise.name}: {score:g}/{total:g} points from the public tests "
+             f"({passed} of {len(results)} passed)"]
     if results and all("not implemented yet" in r["output"] for r in results):
         lines[0] += " (not implemented yet)"
     else:
         for r in results:
             mark = "PASS" if r["status"] == "passed" else "FAIL"
-            lines.append(f"  [{mark}] {r['name']} ({r['max_score']:g} pt)")
+            lines.append(f"  [{mark}] {r['name']} ({r['score']:g}/{r['max_score']:g} pt)")
             if r["output"]:
                 lines.extend("         " + line for line in r["output"].splitlines())
-    if score == total and total > 0:
-        lines.append("  All public tests pass.")
-    print("\n".join(lines))
-    return None
+    hidden = exercise.hidden_tests
+    if hidden:
+        lines.append(f"  {hidden} hidden test(s) of this exercise will run when it is graded; "
+                     "passing the public tests does not mean passing those.")
+    elif score == total and total > 0:
+        lines.append("  All public tests pass. Your instructor may grade with more tests.")
+    return "\n".join(lines)

@@ -42,6 +42,8 @@ SET.exercise(
     "perceptron_train",
     title="Training the perceptron, cyclically",
     signature="def perceptron_train(X, y, eta=1.0, max_epochs=100):",
+    kind="implementation",
+    hidden_tests=1,
     doc=r"""
     Train a perceptron from w = 0, b = 0 by cyclic passes over the data.
 
@@ -87,6 +89,38 @@ SET.exercise(
     Returns
     -------
     float
+    """,
+)
+
+def _separable_cloud(rng, n=12):
+    """A student's own separable data: n points, two decimals, both classes, a margin."""
+    while True:
+        X = np.round(rng.uniform(-3.0, 3.0, size=(n, 2)), 2)
+        w = rng.normal(size=2)
+        m = X @ (w / np.linalg.norm(w)) + np.round(rng.uniform(-1.0, 1.0), 2)
+        y = np.where(m > 0, 1.0, -1.0)
+        if np.abs(m).min() >= 0.15 and 3 <= (y > 0).sum() <= n - 3:
+            return {"X": X, "y": y}
+
+
+SET.exercise(
+    "perceptron_experiment",
+    title="Updates against Novikoff's bound, on your own data",
+    signature="def perceptron_experiment(X, y):",
+    kind="experiment",
+    variant=_separable_cloud,
+    hidden_tests=1,
+    doc=r"""
+    Run the perceptron of ``perceptron_train`` (from zero, eta = 1, cyclic
+    order, until a pass without a mistake) on ``(X, y)``, then evaluate
+    Novikoff's bound at the hyperplane it found.
+
+    Returns
+    -------
+    (n_updates, bound) : int, float
+        The number of updates made, and (R / gamma)**2 for the final
+        (w, b) with augmented vectors.  Look at the two numbers for your
+        data: must ``n_updates <= bound`` hold, and why?
     """,
 )
 
@@ -145,6 +179,28 @@ def test_three_features_half_step(f):
     assert_close(w, [0.75, -2.25, 0.0], "w")
     assert_close(b, -0.5, "b")
     assert_equal(n, 7, "n_updates")
+
+
+@test("perceptron_experiment", points=1)
+def test_experiment_on_the_worked_example(f):
+    n, bound = unpack(f(X_EX, Y_EX), 2, "the result (n_updates, bound)")
+    assert_equal(n, 7, "n_updates")
+    assert_close(bound, 286.0, "the bound", rtol=1e-9)
+
+
+@test("perceptron_experiment", points=2, variant=True)
+def test_experiment_on_your_own_data(f, data):
+    """Expected values from linclf's Perceptron (same rule), the trusted twin."""
+    from linclf.perceptron import Perceptron
+
+    X, y = data["X"], data["y"]
+    model = Perceptron(eta=1.0, max_iter=10_000).fit(X, y)
+    a = np.append(model.coef_[0], model.intercept_[0])
+    X_hat = np.hstack([X, np.ones((len(X), 1))])
+    bound = (np.linalg.norm(X_hat, axis=1).max() * np.linalg.norm(a) / (y * (X_hat @ a)).min()) ** 2
+    n, got = unpack(f(X, y), 2, "the result (n_updates, bound)")
+    assert_equal(n, int(model.n_updates_), "n_updates on your data")
+    assert_close(got, bound, "the bound on your data", rtol=1e-7)
 
 
 @test("batch_perceptron_step", points=1)
