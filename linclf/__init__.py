@@ -9,7 +9,7 @@ Submodules that need more than numpy are not imported here:
 :mod:`linclf.grading` (sympy for symbolic answers).
 """
 
-from . import datasets, kernels, losses, special
+from . import calibration, datasets, kernels, losses, special
 from ._validation import ConvergenceWarning, NotFittedError
 from .fisher import FisherLDA
 from .geometry import augment, normalize_augmented, signed_distance
@@ -43,6 +43,7 @@ __all__ = [
     "__version__",
     "ambiguous_fraction",
     "augment",
+    "calibration",
     "datasets",
     "kernels",
     "losses",
