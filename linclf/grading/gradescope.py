@@ -46,9 +46,22 @@ chmod -R go-rwx /autograder/source/tests 2>/dev/null || true
 TESTS=""
 if [ -d /autograder/source/tests ]; then TESTS="--tests /autograder/source/tests"; fi
 mkdir -p /autograder/work
+# whose per-student data to grade with: the submitter's id from Gradescope's metadata
+SID=$(/autograder/venv/bin/python - <<'PY'
+import json, re
+try:
+    user = json.load(open("/autograder/submission_metadata.json"))["users"][0]
+    raw = str(user.get("sid") or user.get("email", "").split("@")[0] or user.get("id", ""))
+    print(re.sub(r"[^A-Za-z0-9_.@+-]", "_", raw).lstrip("_.@+-")[:100])
+except Exception:
+    pass
+PY
+)
+STUDENT=""
+if [ -n "$SID" ]; then STUDENT="--student $SID"; fi
 EXT="${{SUB##*.}}"
 cp "$SUB" "/autograder/work/submission.$EXT"
-/autograder/venv/bin/linclf-grade "/autograder/work/submission.$EXT" --set {set_name} $TESTS \
+/autograder/venv/bin/linclf-grade "/autograder/work/submission.$EXT" --set {set_name} $TESTS $STUDENT \
   --timeout {timeout} --out /autograder/linclf-out --quiet
 cp /autograder/linclf-out/submission/results.json /autograder/results/results.json
 """
