@@ -4,9 +4,12 @@ On data that are not linearly separable the perceptron rule never settles,
 and where it stands when it is stopped is a matter of luck. The pocket
 algorithm (Gallant, 1990) runs the same rule but keeps "in its pocket" the
 weight vector with the fewest training errors seen so far, and returns that
-one. This module implements the version with the *ratchet*: after every
-correction the new weights' training errors are counted on the whole
-training set, and they replace the pocket only when there are strictly fewer.
+one. This module keeps the error test of Gallant's *ratchet* on its own:
+after every correction the new weights' training errors are counted on the
+whole training set, and they replace the pocket only when there are strictly
+fewer. (Gallant's pocket first asks for a longer run of consecutive correct
+classifications; the ratchet adds the error test.) The pocket is therefore
+the iterate of the run with the fewest training errors.
 """
 
 from __future__ import annotations
