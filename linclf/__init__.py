@@ -18,6 +18,7 @@ from .least_squares import HoKashyap, LeastSquaresClassifier
 from .logistic import LogisticRegression
 from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
 from .perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
+from .pocket import PocketPerceptron
 from .softmax import SoftmaxRegression
 from .svm import SVC, LinearSVM
 
@@ -37,6 +38,7 @@ __all__ = [
     "OneVsOne",
     "OneVsRest",
     "Perceptron",
+    "PocketPerceptron",
     "SVC",
     "SoftmaxRegression",
     "VotedPerceptron",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._params import ArrayLike, Instance, Interval, Options, validate_params
+from ._params import ArrayLike, Callable, Instance, Interval, Options, validate_params
 from ._validation import (
     check_is_fitted,
     check_n_features,
@@ -77,8 +77,12 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         ``margin`` (must be :math:`\\ge 0`). With ``margin=0`` this is the plain
         perceptron; a positive margin keeps the solution away from the edges of
         the solution region.
-    step : {"fixed", "absolute"}, default="fixed"
-        Step size :math:`\\eta_t` of the single-sample rule. ``"fixed"``:
+    step : {"fixed", "absolute"} or callable, default="fixed"
+        Step size :math:`\\eta_t` of the single-sample rule. A callable
+        ``step(k)`` gives the step :math:`\\eta_k \\ge 0` of the ``k``-th
+        correction, ``k = 1, 2, ...`` (the variable-increment rule, e.g.
+        ``lambda k: 1 / k``; also with ``rule="batch"``); ``eta`` is then unused.
+        ``"fixed"``:
         :math:`\\eta_t = \\eta`. ``"absolute"`` (absolute correction): the step
         that takes :math:`\\mathbf{a}` onto the offending sample's margin
         hyperplane :math:`\\mathbf{a}^\\top\\mathbf{z}_i = \\text{margin}`, plus
@@ -171,7 +175,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "rule": [Options("single", "batch")],
-        "step": [Options("fixed", "absolute")],
+        "step": [Options("fixed", "absolute"), Callable()],
         "order": _ORDER,
         "eta": _ETA,
         "margin": _MARGIN,
@@ -236,6 +240,11 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         return int(np.sum(Z @ a <= self.margin))
 
     def _step_size(self, a, z):
+        if callable(self.step):  # the k-th correction gets step(k)
+            eta_k = float(self.step(self.n_updates_ + 1))
+            if not (np.isfinite(eta_k) and eta_k >= 0):
+                raise ValueError(f"Perceptron: step(k) must be finite and >= 0; got {eta_k!r}.")
+            return eta_k
         if self.step == "fixed":
             return self.eta
         # reach the sample's margin hyperplane, then one fixed step past it
@@ -258,7 +267,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
             wrong = np.flatnonzero(Z @ a <= self.margin)
             if wrong.size == 0:
                 return a, epoch, True
-            a = a + self.eta * Z[wrong].sum(axis=0)
+            a = a + self._step_size(a, Z[wrong[0]]) * Z[wrong].sum(axis=0)
             self._record(wrong, a)
         return a, max_iter, self._count_mistakes(Z, a) == 0
 
@@ -475,6 +484,8 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
     max_iter : int, default=1000
         Maximum epochs; a :class:`~linclf.ConvergenceWarning` if an epoch
         without mistakes never comes.
+    trace : bool, default=False
+        Record every correction in ``updates_``.
 
     Attributes
     ----------
@@ -482,23 +493,27 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (k, n_features)
         Row :math:`j` is :math:`\\mathbf{w}_j` (also for :math:`k = 2`).
     intercept_ : ndarray of shape (k,)
+    updates_ : list of dict
+        Only with ``trace=True``: ``step``, ``index`` (the sample), ``rivals``
+        (the rival classes corrected), ``w`` (shape (k, n_features)) and ``b``
+        (shape (k,)), the weights after each correction.
     n_updates_, n_iter_, converged_, n_features_in_
     """
 
     _parameter_constraints = {
         "eta": _ETA, "margin": _MARGIN, "update": [Options("max", "all")], "order": _ORDER,
-        "random_state": _RANDOM_STATE, "max_iter": _EPOCHS,
+        "random_state": _RANDOM_STATE, "max_iter": _EPOCHS, "trace": [Options(True, False)],
     }
 
-    def __init__(
-        self, *, eta=1.0, margin=0.0, update="max", order="cyclic", random_state=None, max_iter=1000
-    ):
+    def __init__(self, *, eta=1.0, margin=0.0, update="max", order="cyclic", random_state=None,
+                 max_iter=1000, trace=False):
         self.eta = eta
         self.margin = margin
         self.update = update
         self.order = order
         self.random_state = random_state
         self.max_iter = max_iter
+        self.trace = trace
 
     def fit(self, X, y):
         """Correct the class weight vectors until an epoch makes no mistake.
@@ -521,10 +536,13 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
 
         self.n_updates_ = 0
         self.converged_ = False
+        self.__dict__.pop("updates_", None)
+        if self.trace:
+            self.updates_ = []
         for epoch in range(1, max_iter + 1):
             clean = True
             for i in _visit_order(X_hat.shape[0], self.order, rng):
-                clean &= not self._correct(A, X_hat[i], t[i])
+                clean &= not self._correct(A, X_hat[i], t[i], int(i))
             if clean:
                 self.converged_ = True
                 break
@@ -536,7 +554,7 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         self.intercept_ = A[:, -1].copy()
         return self
 
-    def _correct(self, A, x_hat, t):
+    def _correct(self, A, x_hat, t, index):
         """Apply one incremental correction in place; return whether one was needed."""
         g = A @ x_hat
         rivals = np.flatnonzero(g >= g[t] - self.margin)
@@ -548,6 +566,9 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         A[rivals] -= self.eta * x_hat
         A[t] += self.eta * rivals.size * x_hat
         self.n_updates_ += 1
+        if self.trace:
+            self.updates_.append({"step": self.n_updates_, "index": index, "rivals": rivals.copy(),
+                                  "w": A[:, :-1].copy(), "b": A[:, -1].copy()})
         return True
 
     def decision_function(self, X):

@@ -9,7 +9,7 @@ import pytest
 validate = pytest.importorskip("numpydoc.validate").validate
 
 MODULES = ["base", "datasets", "display", "fisher", "geometry", "interactive", "kernel_perceptron", "kernels",
-           "least_squares", "logistic", "losses", "multiclass", "optim", "perceptron", "plotting",
+           "least_squares", "logistic", "losses", "multiclass", "optim", "perceptron", "plotting", "pocket",
            "softmax", "special", "svm", "smo"]
 # GL08 no docstring, PR01 a parameter not documented, PR02 a documented parameter that
 # does not exist, RT01 no Returns section.

@@ -315,3 +315,73 @@ def test_a_fitted_perceptron_does_not_grow_with_max_iter():
     with pytest.warns(ConvergenceWarning):
         traced = Perceptron(max_iter=10, trace=True).fit(X, y)
     assert len(traced.updates_) == traced.n_updates_
+
+
+# ---------------------------------------------------------------- variable increment, traced machine
+
+
+def test_variable_increment_step_sequence():
+    X, y = make_separable(60, margin=0.3, random_state=4)
+    Z = normalize_augmented(X, y)
+    clf = Perceptron(step=lambda k: 1.0 / k, trace=True).fit(X, y)
+    assert clf.converged_ and clf.score(X, y) == 1.0
+    # independent loop: the k-th correction adds z / k
+    a, k = np.zeros(3), 0
+    for _ in range(clf.n_iter_):
+        for z in Z:
+            if a @ z <= 0:
+                k += 1
+                a = a + z / k
+    np.testing.assert_allclose(np.r_[clf.coef_[0], clf.intercept_], a)
+    assert k == clf.n_updates_
+    # a constant callable is the fixed-increment rule
+    fixed = Perceptron(eta=0.7).fit(X, y)
+    const = Perceptron(step=lambda k: 0.7).fit(X, y)
+    np.testing.assert_allclose(const.coef_, fixed.coef_)
+    # batch rule: the t-th pass moves by step(t) times the sum of its mistakes
+    batch = Perceptron(rule="batch", step=lambda t: 1.0 / t, trace=True).fit(X, y)
+    a = np.zeros(3)
+    for t, u in enumerate(batch.updates_, start=1):
+        a = a + Z[u["index"]].sum(axis=0) / t
+        np.testing.assert_allclose(np.r_[u["w"], u["b"]], a)
+
+
+def test_variable_increment_bad_steps():
+    X, y = perceptron_example()
+    with pytest.raises(ValueError, match="step\\(k\\) must be finite and >= 0"):
+        Perceptron(step=lambda k: -1.0).fit(X, y)
+    with pytest.raises(ValueError, match="step\\(k\\) must be finite and >= 0"):
+        Perceptron(step=lambda k: float("nan")).fit(X, y)
+    with pytest.raises(ValueError, match="or a callable"):
+        Perceptron(step="harmonic").fit(X, y)
+
+
+def test_linear_machine_trace_is_the_kesler_perceptron(three_blobs):
+    X, y = three_blobs
+    lm = LinearMachine(trace=True).fit(X, y)
+    assert len(lm.updates_) == lm.n_updates_ and lm.updates_[-1]["step"] == lm.n_updates_
+    np.testing.assert_array_equal(lm.updates_[-1]["w"], lm.coef_)
+    np.testing.assert_array_equal(lm.updates_[-1]["b"], lm.intercept_)
+    # reference: fixed-increment perceptron on Kesler vectors in R^{c(d+1)}
+    Xt = np.column_stack([X, np.ones(len(y))])
+    c, d1 = 3, Xt.shape[1]
+    a, seq = np.zeros(c * d1), []
+    for _ in range(lm.n_iter_):
+        for i, (x, t) in enumerate(zip(Xt, y)):
+            zetas = []
+            for j in range(c):
+                if j != t:
+                    v = np.zeros((c, d1))
+                    v[t], v[j] = x, -x
+                    zetas.append((j, v.ravel()))
+            gaps = [a @ v for _, v in zetas]
+            if min(gaps) <= 0:
+                j, v = zetas[int(np.argmin(gaps))]
+                a = a + v
+                seq.append((i, j, a.copy()))
+    assert len(seq) == lm.n_updates_
+    for (i, j, a_k), u in zip(seq, lm.updates_):
+        assert u["index"] == i and list(u["rivals"]) == [j]
+        np.testing.assert_array_equal(np.column_stack([u["w"], u["b"]]).ravel(), a_k)
+    untraced = LinearMachine().fit(X, y)
+    assert not hasattr(untraced, "updates_")
