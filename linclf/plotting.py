@@ -311,7 +311,7 @@ def plot_projection_hist(fisher, X, y, ax=None, *, bins=20, legend=True):
     threshold = getattr(fisher, "threshold_", None)
     if threshold is not None:
         ax.axvline(float(threshold), color="k", ls="--", lw=1.5,
-                   label=f"threshold $y_0 = {float(threshold):.3g}$")
+                   label=f"threshold $t = {float(threshold):.3g}$")
     ax.set_xlabel(r"projection $\mathbf{w}^\top\mathbf{x}$")
     ax.set_ylabel("count")
     if legend:
