@@ -66,13 +66,15 @@ def whitening_proof():
     S_w = sp.Matrix([[s1, r], [r, s2]])
     d = sp.Matrix([d1, d2])
     w = sp.Matrix([w1, w2])
+    # S_w = L L^T, L lower triangular with a positive diagonal (det S_w = s1 s2 - r^2 > 0)
     L = sp.Matrix([[sp.sqrt(s1), 0], [r / sp.sqrt(s1), sp.sqrt(s1 * s2 - r**2) / sp.sqrt(s1)]])
-    assert sp.simplify(L * L.T - S_w) == sp.zeros(2, 2)
-    u, v = L.T * w, L.inv() * d
-    bound = sp.simplify((v.T * v)[0])
+    assert sp.expand(L * L.T - S_w) == sp.zeros(2, 2)
+    u = L.T * w
+    v = sp.Matrix([d[0] / L[0, 0], (d[1] - L[1, 0] * d[0] / L[0, 0]) / L[1, 1]])   # L v = d
+    bound = sp.cancel((v.T * v)[0])          # = d^T S_w^{-1} d
     # Lagrange's identity in the plane: |u|^2 |v|^2 - (u.v)^2 = (u1 v2 - u2 v1)^2
-    cross = sp.simplify(u[0] * v[1] - u[1] * v[0])
-    return sp.simplify(u), sp.simplify(v), bound, cross
+    cross = sp.cancel(u[0] * v[1] - u[1] * v[0])
+    return u, v, bound, cross
 
 
 # --------------------------------------------------------------------------
