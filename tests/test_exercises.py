@@ -181,11 +181,11 @@ WRONG = {
     },
     ("mse", "mse_gradient"): {
         "missing factor 2": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
-            [y1 * (a1 * y1 + a2 * y2 - b), y2 * (a1 * y1 + a2 * y2 - b)]))(*_sym("a1 a2 y1 y2 b")),
+            [y1 * (a1 * y1 + a2 * y2 - b), y2 * (a1 * y1 + a2 * y2 - b)]))(*_sym("a1 a2 z1 z2 beta")),
         "sign error": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
-            [2 * y1 * (b - a1 * y1 - a2 * y2), 2 * y2 * (b - a1 * y1 - a2 * y2)]))(*_sym("a1 a2 y1 y2 b")),
+            [2 * y1 * (b - a1 * y1 - a2 * y2), 2 * y2 * (b - a1 * y1 - a2 * y2)]))(*_sym("a1 a2 z1 z2 beta")),
         "a scalar, not a Matrix": lambda: (lambda a1, a2, y1, y2, b: 2 * (a1 * y1 + a2 * y2 - b))(
-            *_sym("a1 a2 y1 y2 b")),
+            *_sym("a1 a2 z1 z2 beta")),
     },
     ("logistic", "log_sigmoid"): {
         "naive formula": lambda z: np.log(1 / (1 + np.exp(-np.clip(z, -700, 700)))),

@@ -1,7 +1,14 @@
-"""Reference solutions: exercise set "discriminants" (instructor material, not for students)."""
+"""Reference solutions: exercise set "discriminants" (instructor material, not for students).
+
+Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong answers
+(``WRONG``, which the test suite proves to lose points).
+"""
 
 import numpy as np
 import sympy as sp
+
+from linclf.grading import test
+from linclf.grading.framework import assert_close
 
 
 def signed_distance(X, w, b):
@@ -21,3 +28,73 @@ def ovr_predict(W, b, X):
     positive = X @ W.T + b > 0
     labels = np.argmax(positive, axis=1)
     return np.where(positive.sum(axis=1) == 1, labels, -1)
+
+
+def quadratic_as_linear(A, w, b):
+    # x^T A x = A11 x1^2 + (A12 + A21) x1 x2 + A22 x2^2: the off-diagonal entry counts twice
+    return np.array([b, w[0], w[1], A[0, 0], A[0, 1] + A[1, 0], A[1, 1]], dtype=float)
+
+
+def _grid():
+    g = np.arange(-60, 61) / 20
+    g1, g2 = np.meshgrid(g, g)
+    return np.column_stack([g1.ravel(), g2.ravel()])
+
+
+def ovr_ambiguous_fraction(W, b):
+    n_positive = np.sum(_grid() @ W.T + b > 0, axis=1)   # a score of exactly 0 is not positive
+    return float(np.mean(n_positive != 1))
+
+
+# --------------------------------------------------------------------------
+# hidden tests: traps the public tests do not show
+# --------------------------------------------------------------------------
+@test("discriminants.quadratic_as_linear", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_cross_term_only_and_degenerate_A(f):
+    """A with a zero diagonal (only the cross term), and A = 0 (a plain linear score)."""
+    assert_close(f(np.array([[0.0, -1.25], [-1.25, 0.0]]), np.array([3.0, 0.5]), 0.0),
+                 [0.0, 3.0, 0.5, 0.0, -2.5, 0.0], "a")
+    assert_close(f(np.zeros((2, 2)), np.array([-1.0, 2.0]), 4.0), [4.0, -1.0, 2.0, 0.0, 0.0, 0.0], "a")
+
+
+@test("discriminants.ovr_ambiguous_fraction", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_grid_points_on_the_boundaries(f):
+    """Lines x1 = 0, x1 = x2 and x2 = -1 run through grid points: a score of 0 is not positive."""
+    W = np.array([[1.0, 0.0], [-1.0, 1.0], [0.0, -1.0]])
+    assert_close(f(W, np.array([0.0, 0.0, -1.0])), 5181 / 14641, "the fraction", rtol=1e-12)
+    W = np.array([[0.0, 1.0], [1.0, 0.0], [-1.0, -1.0]])
+    assert_close(f(W, np.zeros(3)), 7141 / 14641, "the fraction", rtol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers (tests/test_exercise_sets.py proves each loses points)
+# --------------------------------------------------------------------------
+def _fraction_wrong(rule):
+    def wrong(W, b):
+        S = _grid() @ W.T + b
+        if rule == ">=":
+            return float(np.mean(np.sum(S >= 0, axis=1) != 1))
+        if rule == "only overlaps":
+            return float(np.mean(np.sum(S > 0, axis=1) > 1))
+        if rule == "linspace grid":
+            g1, g2 = np.meshgrid(np.linspace(-3, 3, 120), np.linspace(-3, 3, 120))
+            S = np.column_stack([g1.ravel(), g2.ravel()]) @ W.T + b
+            return float(np.mean(np.sum(S > 0, axis=1) != 1))
+        return 0.0  # the argmax rule: every point gets a class
+    return wrong
+
+
+WRONG = {
+    "quadratic_as_linear": {
+        "off-diagonal counted once": lambda A, w, b: np.array([b, w[0], w[1], A[0, 0], A[0, 1], A[1, 1]]),
+        "phi in the order (x1^2, x1 x2, x2^2, x1, x2, 1)": lambda A, w, b: np.array(
+            [A[0, 0], 2 * A[0, 1], A[1, 1], w[0], w[1], b]),
+        "half the off-diagonal": lambda A, w, b: np.array([b, w[0], w[1], A[0, 0], A[0, 1] / 2, A[1, 1]]),
+    },
+    "ovr_ambiguous_fraction": {
+        "a zero score counted as positive": _fraction_wrong(">="),
+        "only points claimed twice": _fraction_wrong("only overlaps"),
+        "argmax: nothing is ambiguous": _fraction_wrong("argmax"),
+        "a 120 x 120 linspace grid": _fraction_wrong("linspace grid"),
+    },
+}

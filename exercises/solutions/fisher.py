@@ -1,7 +1,14 @@
-"""Reference solutions: exercise set "fisher" (instructor material, not for students)."""
+"""Reference solutions: exercise set "fisher" (instructor material, not for students).
+
+Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong answers
+(``WRONG``, which the test suite proves to lose points).
+"""
 
 import numpy as np
 import sympy as sp
+
+from linclf.grading import test
+from linclf.grading.framework import assert_close, assert_direction, assert_raises, unpack
 
 
 def _means(X, y):
@@ -18,7 +25,10 @@ def within_class_scatter(X, y):
 
 def fisher_direction(X, y):
     m_plus, m_minus = _means(X, y)
-    w = np.linalg.solve(within_class_scatter(X, y), m_plus - m_minus)
+    S_w = within_class_scatter(X, y)
+    if np.linalg.matrix_rank(S_w) < S_w.shape[0]:
+        raise ValueError("S_w is singular: Fisher's direction is not determined")
+    w = np.linalg.solve(S_w, m_plus - m_minus)
     return w / np.linalg.norm(w)
 
 
@@ -38,3 +48,132 @@ def fisher_max_criterion():
     dm = sp.Matrix([d1, d2])
     S_w = sp.diag(s1, s2)
     return sp.simplify((dm.T * S_w.inv() * dm)[0, 0])
+
+
+def bayes_rule_shared_covariance(X, y, p_plus):
+    # the error: the Bayes rule needs an estimate of the covariance, Sigma = S_w / N (maximum
+    # likelihood), not the plain sum S_w; with S_w, w is N times too short and the prior term
+    # counts N times too much
+    m_p, m_n = _means(X, y)
+    Sigma = within_class_scatter(X, y) / len(X)
+    w = np.linalg.solve(Sigma, m_p - m_n)
+    return w, float(-(m_p + m_n) @ w / 2 + np.log(p_plus / (1 - p_plus)))
+
+
+def whitening_proof():
+    s1, s2 = sp.symbols("s1 s2", positive=True)
+    r, d1, d2, w1, w2 = sp.symbols("r d1 d2 w1 w2", real=True)
+    S_w = sp.Matrix([[s1, r], [r, s2]])
+    d = sp.Matrix([d1, d2])
+    w = sp.Matrix([w1, w2])
+    # S_w = L L^T, L lower triangular with a positive diagonal (det S_w = s1 s2 - r^2 > 0)
+    L = sp.Matrix([[sp.sqrt(s1), 0], [r / sp.sqrt(s1), sp.sqrt(s1 * s2 - r**2) / sp.sqrt(s1)]])
+    assert sp.expand(L * L.T - S_w) == sp.zeros(2, 2)
+    u = L.T * w
+    v = sp.Matrix([d[0] / L[0, 0], (d[1] - L[1, 0] * d[0] / L[0, 0]) / L[1, 1]])   # L v = d
+    bound = sp.cancel((v.T * v)[0])          # = d^T S_w^{-1} d
+    # Lagrange's identity in the plane: |u|^2 |v|^2 - (u.v)^2 = (u1 v2 - u2 v1)^2
+    cross = sp.cancel(u[0] * v[1] - u[1] * v[0])
+    return u, v, bound, cross
+
+
+# --------------------------------------------------------------------------
+# hidden tests: traps the public tests do not show
+# --------------------------------------------------------------------------
+_X_DUP = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 3.0], [2.0, 1.5], [4.0, 0.0], [5.0, 1.0], [6.0, 0.5]])
+_X_DUP = np.column_stack([_X_DUP, _X_DUP[:, 0]])          # the first feature, repeated
+_Y_DUP = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+
+
+@test("fisher.fisher_direction", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_singular_scatter_and_unequal_classes(f):
+    """A repeated feature makes S_w singular: ValueError. Then 2 against 6 samples."""
+    assert_raises(f, "ValueError", _X_DUP, _Y_DUP)
+    X = np.array([[0.5, 1.0], [1.5, 2.5], [3.0, 0.5], [4.0, 1.0], [3.5, 2.0], [5.0, 1.5], [4.5, 0.0],
+                  [6.0, 1.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0])
+    assert_direction(f(X, y), fisher_direction(X, y), "w")
+
+
+@test("fisher.bayes_rule_shared_covariance", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_equal_priors_unequal_classes(f):
+    """Equal priors although the classes have 2 and 6 samples (the given priors, not the
+    class frequencies), then a strong prior."""
+    X = np.array([[0.5, 1.0], [1.5, 2.5], [3.0, 0.5], [4.0, 1.0], [3.5, 2.0], [5.0, 1.5], [4.5, 0.0],
+                  [6.0, 1.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0])
+    for p_plus in (0.5, 0.9):
+        w_ref, b_ref = bayes_rule_shared_covariance(X, y, p_plus)
+        w, b = unpack(f(X, y, p_plus), 2, "the result (w, b)")
+        assert_close(w, w_ref, "w")
+        assert_close(b, b_ref, "b")
+
+
+@test("fisher.whitening_proof", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_equality_case(f):
+    """At numbers: cross vanishes at w = S_w^{-1} d and only there; (u.v)^2/(u.u) is J_F(w)."""
+    from linclf.grading.symbolic import parse_expr_safely
+
+    u, v, bound, cross = unpack(f(), 4, "the result (u, v, bound, cross)")
+    S = np.array([[4.0, -1.5], [-1.5, 3.0]])
+    d = np.array([1.0, -2.0])
+    base = {"s1": 4.0, "s2": 3.0, "r": -1.5, "d1": 1.0, "d2": -2.0}
+
+    def at(expr, w):
+        point = {sp.Symbol(k): val for k, val in {**base, "w1": w[0], "w2": w[1]}.items()}
+        value = parse_expr_safely(str(expr)).xreplace(point).evalf()
+        return np.array(value.tolist(), dtype=float).ravel() if hasattr(value, "tolist") else float(value)
+
+    w_star = np.linalg.solve(S, d)
+    assert abs(at(cross, 3.0 * w_star)) < 1e-9, "cross should vanish at Fisher's direction"
+    for w in (d, np.array([1.0, 0.0]), np.array([0.3, -2.0])):
+        uu, vv = at(u, w), at(v, w)
+        J = (w @ d) ** 2 / (w @ S @ w)
+        assert_close((uu @ vv) ** 2 / (uu @ uu), J, "(u.v)^2 / (u.u)")
+        assert abs(at(cross, w)) > 1e-6, "cross vanishes away from Fisher's direction"
+        assert_close(at(bound, w), d @ np.linalg.solve(S, d), "the bound")
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers (tests/test_exercise_sets.py proves each loses points)
+# --------------------------------------------------------------------------
+def _bayes_wrong(scale, priors="given", invert=False):
+    def wrong(X, y, p_plus):
+        m_p, m_n = _means(X, y)
+        S = within_class_scatter(X, y) / (len(X) if scale == "N" else len(X) - 2 if scale == "N-2" else 1)
+        w = np.linalg.solve(S, m_p - m_n)
+        p = np.mean(y == 1) if priors == "frequencies" else p_plus
+        log_ratio = np.log(p / (1 - p))
+        return w, float(-(m_p + m_n) @ w / 2 + (-log_ratio if invert else log_ratio))
+    return wrong
+
+
+def _proof_wrong(which):
+    def wrong():
+        u, v, bound, cross = whitening_proof()
+        s1, s2 = sp.symbols("s1 s2", positive=True)
+        r, d1, d2, w1, w2 = sp.symbols("r d1 d2 w1 w2", real=True)
+        if which == "upper factor":       # S_w = R^T R with R upper triangular, read as L = R
+            R = sp.Matrix([[sp.sqrt(s1), r / sp.sqrt(s1)], [0, sp.sqrt(s1 * s2 - r**2) / sp.sqrt(s1)]])
+            u, v = R.T * sp.Matrix([w1, w2]), R.inv() * sp.Matrix([d1, d2])
+        elif which == "bound without the inverse":
+            bound = s1 * d1**2 + 2 * r * d1 * d2 + s2 * d2**2
+        elif which == "gap instead of its root":
+            cross = cross**2
+        return u, v, bound, cross
+    return wrong
+
+
+WRONG = {
+    "bayes_rule_shared_covariance": {
+        "the flawed code: S_w instead of S_w / N": _bayes_wrong("1"),
+        "unbiased S_w / (N - 2)": _bayes_wrong("N-2"),
+        "class frequencies instead of the priors": _bayes_wrong("N", priors="frequencies"),
+        "prior ratio inverted": _bayes_wrong("N", invert=True),
+    },
+    "whitening_proof": {
+        "upper-triangular factor": _proof_wrong("upper factor"),
+        "bound with S_w, not its inverse": _proof_wrong("bound without the inverse"),
+        "the gap itself, not its root": _proof_wrong("gap instead of its root"),
+    },
+}

@@ -1,11 +1,13 @@
-"""Exercise set "discriminants" (chapter 1): hyperplane geometry and several classes.
+"""Exercise set "discriminants" (chapter 1): hyperplane geometry, "linear in what?", several classes.
 
-Expected values are literals computed once from the reference solutions.
+Expected values are literals computed once from the reference solutions, except
+in the variant test, which counts the ambiguous grid points itself (a direct
+numpy count, independent of the student's code).
 """
 
 import numpy as np
 
-from ..framework import ExerciseSet, assert_close, assert_equal, assert_expr, test
+from ..framework import ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test
 
 SET = ExerciseSet("discriminants", "Linear discriminant functions", "01_discriminants",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -14,11 +16,12 @@ SET.exercise(
     "signed_distance",
     title="Signed distance to a hyperplane",
     signature="def signed_distance(X, w, b):",
+    kind="formula",
     doc=r"""
     Signed distance of each row of X to the hyperplane w @ x + b = 0.
 
     The distance is positive on the side the normal vector w points to
-    (where g(x) = w @ x + b > 0).  Vectorise: no Python loop.
+    (where the score f(x) = w @ x + b is positive).  Vectorise: no Python loop.
 
     Parameters
     ----------
@@ -36,6 +39,7 @@ SET.exercise(
     "origin_distance",
     title="Distance of the origin, symbolically",
     signature="def origin_distance():",
+    kind="formula",
     doc=r"""
     The signed distance of the origin to the line w1*x1 + w2*x2 + b = 0.
 
@@ -50,16 +54,17 @@ SET.exercise(
     "normalize_augmented",
     title="Normalised augmented vectors",
     signature="def normalize_augmented(X, y):",
+    kind="formula",
     doc=r"""
-    The rows y_i * (x_i, 1): augment each sample with a trailing 1, then
-    multiply by its label y_i in {-1, +1}.
+    The rows z_i = y_i * (x_i, 1): augment each sample with a trailing 1,
+    then multiply by its label y_i in {-1, +1}.
 
     With a = (w, b), a sample is correctly classified exactly when the dot
     product of a with its row is positive.
 
     Returns
     -------
-    Y : ndarray of shape (n, d + 1)
+    Z : ndarray of shape (n, d + 1)
     """,
 )
 
@@ -67,11 +72,12 @@ SET.exercise(
     "ovr_predict",
     title="One-vs-rest with a reject option",
     signature="def ovr_predict(W, b, X):",
+    kind="implementation",
     doc=r"""
-    Predict with c one-vs-rest discriminants g_k(x) = W[k] @ x + b[k].
+    Predict with c one-vs-rest scores f_k(x) = W[k] @ x + b[k].
 
-    A sample gets class k when g_k(x) > 0 and g_j(x) <= 0 for every other j;
-    when no g_k or more than one g_k is positive the sample lies in an
+    A sample gets class k when f_k(x) > 0 and f_l(x) <= 0 for every other l;
+    when no f_k or more than one f_k is positive the sample lies in an
     ambiguous region and gets the label -1.
 
     Parameters
@@ -83,6 +89,77 @@ SET.exercise(
     Returns
     -------
     labels : integer ndarray of shape (n,), values in {-1, 0, ..., c-1}
+    """,
+)
+
+SET.exercise(
+    "quadratic_as_linear",
+    title="Linear in what? A quadratic discriminant as a linear one",
+    signature="def quadratic_as_linear(A, w, b):",
+    kind="derivation",
+    hidden_tests=1,
+    doc=r"""
+    The weight vector a of the quadratic score f(x) = x^T A x + w^T x + b in
+    the space of the monomials phi(x) = (1, x1, x2, x1**2, x1*x2, x2**2).
+
+    Derive a (on paper or with sympy) so that a @ phi(x) equals f(x) for
+    every x in the plane, then return it for the given numbers.
+
+    Parameters
+    ----------
+    A : ndarray of shape (2, 2), symmetric
+    w : ndarray of shape (2,)
+    b : float
+
+    Returns
+    -------
+    a : ndarray of shape (6,), in the order of phi
+    """,
+)
+
+
+def _ovr_triple(rng):
+    """Three one-vs-rest scores in the plane, two decimals, all three classes claim some grid points,
+    and no grid point on a boundary (so that the order of the arithmetic cannot matter)."""
+    grid = np.arange(-60, 61) / 20
+    g1, g2 = np.meshgrid(grid, grid)
+    P = np.column_stack([g1.ravel(), g2.ravel()])
+    while True:
+        angles = rng.uniform(0, 2 * np.pi) + np.array([0.0, 2.1, 4.2]) + rng.uniform(-0.4, 0.4, 3)
+        W = np.round(np.column_stack([np.cos(angles), np.sin(angles)]) * rng.uniform(0.5, 2.0, (3, 1)), 2)
+        b = np.round(rng.uniform(-1.5, 1.0, 3), 2)
+        S = P @ W.T + b
+        n_pos = np.sum(S > 0, axis=1)
+        alone = [np.mean((n_pos == 1) & (S[:, k] > 0)) for k in range(3)]
+        if np.abs(S).min() > 1e-9 and min(alone) > 0.03 and 0.05 < np.mean(n_pos != 1) < 0.8:
+            return {"W": W, "b": b}
+
+
+SET.exercise(
+    "ovr_ambiguous_fraction",
+    title="How much of the plane does one-vs-rest leave ambiguous? (your own scores)",
+    signature="def ovr_ambiguous_fraction(W, b):",
+    kind="experiment",
+    variant=_ovr_triple,
+    hidden_tests=1,
+    doc=r"""
+    The fraction of the grid points that one-vs-rest with the scores
+    f_k(x) = W[k] @ x + b[k] cannot classify.
+
+    The grid is the 121 x 121 points (x1, x2) with both coordinates in
+    np.arange(-60, 61) / 20 (steps of 0.05 over [-3, 3]; build it exactly so).
+    A point is classified when exactly one score is positive.
+
+    Parameters
+    ----------
+    W : ndarray of shape (c, 2)
+    b : ndarray of shape (c,)
+
+    Returns
+    -------
+    fraction : float in [0, 1]
+        Is it larger or smaller than you expected from a plot of the three
+        lines f_k = 0?
     """,
 )
 
@@ -134,3 +211,38 @@ def test_ambiguous_points(f):
     # two positive discriminants, two positive, and none (one exactly zero)
     X = np.array([[2.0, -3.0], [0.5, 1.5], [0.0, -0.5]])
     assert_equal(f(_W, _B, X), [-1, -1, -1], "labels")
+
+
+@test("quadratic_as_linear", points=2)
+def test_quadratic_with_cross_term(f):
+    a = f(np.array([[1.0, 2.0], [2.0, -3.0]]), np.array([0.5, -1.0]), 2.0)
+    assert_close(a, [2.0, 0.5, -1.0, 1.0, 4.0, -3.0], "a")
+
+
+@test("quadratic_as_linear", points=1)
+def test_quadratic_reproduces_the_score(f):
+    """a @ phi(x) = x^T A x + w^T x + b at a few points (computed here, directly)."""
+    A, w, b = np.array([[0.25, -0.75], [-0.75, 1.5]]), np.array([-2.0, 0.0]), -0.5
+    a = as_array(f(A, w, b), (6,), "a")
+    X = np.array([[1.0, 2.0], [-0.5, 3.0], [2.0, -1.5], [0.0, 0.0]])
+    phi = np.column_stack([np.ones(4), X[:, 0], X[:, 1], X[:, 0] ** 2, X[:, 0] * X[:, 1], X[:, 1] ** 2])
+    direct = np.einsum("ni,ij,nj->n", X, A, X) + X @ w + b
+    assert_close(phi @ a, direct, "a @ phi(x) at x = (1, 2), (-0.5, 3), (2, -1.5), (0, 0)")
+
+
+@test("ovr_ambiguous_fraction", points=2)
+def test_fraction_with_points_on_the_boundaries(f):
+    # lines through grid points: x1 = x2, x1 = -x2 and x2 = 0.5 hold 363 grid points with a zero score
+    W = np.array([[1.0, -1.0], [-1.0, -1.0], [0.0, 2.0]])
+    assert_close(f(W, np.array([0.0, 0.0, -1.0])), 6171 / 14641, "the fraction", rtol=1e-12)
+
+
+@test("ovr_ambiguous_fraction", points=2, variant=True)
+def test_fraction_on_your_own_scores(f, data):
+    """Expected value: a direct count over the grid (no grid point lies on a boundary)."""
+    W, b = data["W"], data["b"]
+    grid = np.arange(-60, 61) / 20
+    g1, g2 = np.meshgrid(grid, grid)
+    scores = np.column_stack([g1.ravel(), g2.ravel()]) @ W.T + b
+    expected = np.mean(np.sum(scores > 0, axis=1) != 1)
+    assert_close(f(W, b), expected, "the fraction for your scores", rtol=1e-12)

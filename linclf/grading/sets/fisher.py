@@ -1,19 +1,23 @@
-"""Exercise set "fisher" (chapter 2): scatter matrices, Fisher's direction and threshold.
+"""Exercise set "fisher" (chapter 2): scatter matrices, Fisher's direction and threshold,
+the Bayes rule it estimates, and a proof of its optimality by whitening.
 
 Labels are -1/+1; m+ and m- are the class means.  Expected values are literals
-computed once from the reference solutions.
+computed once from the reference solutions, except in the variant test, where
+they come from ``linclf.FisherLDA(threshold="bayes")``, the trusted twin (same
+maximum-likelihood estimate S_w / N of the shared covariance).
 """
 
 import numpy as np
 
 from ..framework import (ExerciseSet, as_float, assert_close, assert_direction, assert_expr,
-                         test)
+                         test, unpack)
 
 SET = ExerciseSet("fisher", "Fisher's linear discriminant", "02_fisher",
                   preamble="import numpy as np\nimport sympy as sp\n")
 
 SET.exercise(
     "within_class_scatter",
+    kind="formula",
     title="The within-class scatter matrix",
     signature="def within_class_scatter(X, y):",
     doc=r"""
@@ -33,6 +37,8 @@ SET.exercise(
 
 SET.exercise(
     "fisher_direction",
+    kind="formula",
+    hidden_tests=1,
     title="Fisher's direction",
     signature="def fisher_direction(X, y):",
     doc=r"""
@@ -40,7 +46,9 @@ SET.exercise(
     S_w^{-1} (m_+ - m_-), oriented so that the class +1 projects higher.
 
     Any positive multiple is accepted (the length does not matter).  Solve a
-    linear system rather than inverting S_w.
+    linear system rather than inverting S_w.  If S_w is singular (a feature
+    repeated, a constant feature, fewer samples than features), the
+    direction is not determined: raise ValueError.
 
     Returns
     -------
@@ -50,20 +58,22 @@ SET.exercise(
 
 SET.exercise(
     "fisher_criterion",
+    kind="formula",
     title="Fisher's criterion",
     signature="def fisher_criterion(w, X, y):",
     doc=r"""
-    J(w) = (w^T (m_+ - m_-))^2 / (w^T S_w w), the squared distance of the
+    J_F(w) = (w^T (m_+ - m_-))^2 / (w^T S_w w), the squared distance of the
     projected means over the total projected within-class scatter.
 
     Returns
     -------
-    J : float
+    J_F : float
     """,
 )
 
 SET.exercise(
     "midpoint_bias",
+    kind="formula",
     title="The midpoint threshold",
     signature="def midpoint_bias(w, X, y):",
     doc=r"""
@@ -81,16 +91,99 @@ SET.exercise(
 
 SET.exercise(
     "fisher_max_criterion",
+    kind="formula",
     title="The best value of the criterion, symbolically",
     signature="def fisher_max_criterion():",
     doc=r"""
     In two dimensions, with S_w = diag(s1, s2) (s1, s2 > 0) and
-    m_+ - m_- = (d1, d2), return max_w J(w) as a sympy expression in
-    s1, s2, d1, d2.  (Hint: substitute the optimal w into J.)
+    m_+ - m_- = (d1, d2), return max_w J_F(w) as a sympy expression in
+    s1, s2, d1, d2.  (Hint: substitute the optimal w into J_F.)
     """,
     stub="""s1, s2 = sp.symbols("s1 s2", positive=True)
 d1, d2 = sp.symbols("d1 d2", real=True)
 return None  # replace None by your expression""",
+)
+
+
+
+def _gaussian_pair(rng):
+    """Two Gaussian classes with one shared covariance, two decimals, unequal sizes, a prior."""
+    while True:
+        n_pos, n_neg = rng.integers(5, 10, size=2)
+        L = np.array([[1.0, 0.0], [rng.uniform(-0.8, 0.8), 1.0]]) * rng.uniform(0.5, 1.2, 2)
+        shift = rng.normal(size=2)
+        shift *= rng.uniform(1.5, 3.0) / np.linalg.norm(shift)
+        X = np.round(np.vstack([rng.normal(size=(n_pos, 2)) @ L.T + shift,
+                                rng.normal(size=(n_neg, 2)) @ L.T]), 2)
+        y = np.r_[np.ones(n_pos), -np.ones(n_neg)]
+        p_plus = float(np.round(rng.choice([rng.uniform(0.15, 0.4), rng.uniform(0.6, 0.85)]), 2))
+        D = [X[y == k] - X[y == k].mean(axis=0) for k in (1, -1)]
+        S_w = D[0].T @ D[0] + D[1].T @ D[1]
+        if np.linalg.cond(S_w) < 50:
+            return {"X": X, "y": y, "p_plus": p_plus}
+
+
+SET.exercise(
+    "bayes_rule_shared_covariance",
+    kind="find-the-error",
+    variant=_gaussian_pair,
+    hidden_tests=1,
+    title="Find the error: the Bayes rule estimated from data (your own data)",
+    signature="def bayes_rule_shared_covariance(X, y, p_plus):",
+    doc=r"""
+    The plug-in Bayes rule for two Gaussian classes with one shared
+    covariance, all parameters estimated by maximum likelihood, with the
+    given prior P(+1) = p_plus (and P(-1) = 1 - p_plus).
+
+    The code below transcribes the source's Bayes threshold.  It is meant to
+    return (w, b) such that w @ x + b is the estimated log ratio
+    ln[p(x | +1) P(+1) / (p(x | -1) P(-1))], decide +1 where it is positive.
+    It decides wrongly when the priors differ.  Find the error, and return
+    the corrected (w, b):
+
+        m_p, m_n = X[y == 1].mean(axis=0), X[y == -1].mean(axis=0)
+        S_w = within_class_scatter(X, y)      # S_+ + S_-
+        w = np.linalg.solve(S_w, m_p - m_n)
+        b = -(m_p + m_n) @ w / 2 + np.log(p_plus / (1 - p_plus))
+
+    Returns
+    -------
+    (w, b) : ndarray of shape (d,), float
+    """,
+)
+
+SET.exercise(
+    "whitening_proof",
+    kind="proof",
+    hidden_tests=1,
+    title="Fisher's bound by whitening: a proof in four steps",
+    signature="def whitening_proof():",
+    doc=r"""
+    Prove J_F(w) <= d^T S_w^{-1} d by whitening, for a 2 x 2 scatter
+    S_w = [[s1, r], [r, s2]] (positive definite), d = m_+ - m_- = (d1, d2)
+    and any w = (w1, w2) != 0.
+
+    Let L be the lower-triangular Cholesky factor of S_w (S_w = L L^T, with
+    a positive diagonal), u = L^T w and v = L^{-1} d, so that
+    J_F(w) = (u^T v)**2 / (u^T u).  Return the four steps of the proof as
+    sympy objects in s1, s2, r, d1, d2, w1, w2:
+
+    u, v  : the two 2 x 1 Matrices;
+    bound : v^T v as a scalar expression in s1, s2, r, d1, d2 (the bound);
+    cross : a scalar expression whose square is the Cauchy-Schwarz gap
+            (u^T u)(v^T v) - (u^T v)**2 (so the gap is >= 0, and zero
+            exactly where cross = 0).
+
+    Returns
+    -------
+    (u, v, bound, cross)
+    """,
+    stub="""s1, s2 = sp.symbols("s1 s2", positive=True)
+r, d1, d2, w1, w2 = sp.symbols("r d1 d2 w1 w2", real=True)
+S_w = sp.Matrix([[s1, r], [r, s2]])
+d = sp.Matrix([d1, d2])
+w = sp.Matrix([w1, w2])
+return None  # replace None by the tuple (u, v, bound, cross)""",
 )
 
 # two classes of different sizes (4 and 3 samples)
@@ -125,13 +218,13 @@ def test_direction_three_features(f):
 
 @test("fisher_criterion", points=1)
 def test_criterion_of_a_fixed_direction(f):
-    assert_close(f(np.array([1.0, -1.0]), X_2D, Y_2D), 7.455882352941177, "J(w)")
+    assert_close(f(np.array([1.0, -1.0]), X_2D, Y_2D), 7.455882352941177, "J_F(w)")
 
 
 @test("fisher_criterion", points=1)
 def test_criterion_is_scale_free(f):
-    value = as_float(f(np.array([-3.0, 3.0]), X_2D, Y_2D), "J(w)")
-    assert_close(value, 7.455882352941177, "J(w) for w = (-3, 3)")
+    value = as_float(f(np.array([-3.0, 3.0]), X_2D, Y_2D), "J_F(w)")
+    assert_close(value, 7.455882352941177, "J_F(w) for w = (-3, 3)")
 
 
 @test("midpoint_bias", points=1)
@@ -146,5 +239,75 @@ def test_bias_three_features(f):
 
 @test("fisher_max_criterion", points=2)
 def test_max_criterion(f):
-    assert_expr(f(), "d1**2/s1 + d2**2/s2", ["s1", "s2", "d1", "d2"], "max J",
+    assert_expr(f(), "d1**2/s1 + d2**2/s2", ["s1", "s2", "d1", "d2"], "max J_F",
                 positive=["s1", "s2"])
+
+
+@test("bayes_rule_shared_covariance", points=1)
+def test_bayes_rule_two_features(f):
+    w, b = unpack(f(X_2D, Y_2D, 0.25), 2, "the result (w, b)")
+    assert_close(w, [-10.096153846153847, 12.923076923076923], "w")
+    assert_close(b, 15.661003095947281, "b")
+
+
+@test("bayes_rule_shared_covariance", points=1)
+def test_bayes_rule_three_features(f):
+    w, b = unpack(f(X_3D, Y_3D, 0.7), 2, "the result (w, b)")
+    assert_close(w, [-14.777448071216615, -7.810089020771512, -9.16320474777448], "w")
+    assert_close(b, 63.034241480565235, "b")
+
+
+@test("bayes_rule_shared_covariance", points=2, variant=True)
+def test_bayes_rule_on_your_own_data(f, data):
+    """Expected: linclf's FisherLDA with the Bayes threshold, which uses S_w / N; its
+    (coef_, intercept_) is the log ratio divided by N."""
+    from linclf.fisher import FisherLDA
+
+    X, y, p_plus = data["X"], data["y"], data["p_plus"]
+    model = FisherLDA(threshold="bayes", priors=[1 - p_plus, p_plus]).fit(X, y)
+    w, b = unpack(f(X, y, p_plus), 2, "the result (w, b)")
+    assert_close(w, len(X) * model.coef_[0], "w on your data")
+    assert_close(b, len(X) * model.intercept_[0], "b on your data")
+
+
+_PROOF_SYMBOLS = ["s1", "s2", "r", "d1", "d2", "w1", "w2"]
+_BOUND = "(s2*d1**2 - 2*r*d1*d2 + s1*d2**2)/(s1*s2 - r**2)"
+
+
+def _proof_parts(f):
+    return unpack(f(), 4, "the result (u, v, bound, cross)")
+
+
+@test("whitening_proof", points=1)
+def test_whitened_vectors(f):
+    u, v, _, _ = _proof_parts(f)
+    assert_expr(u, "Matrix([[(s1*w1 + r*w2)/sqrt(s1)], [w2*sqrt(s1*s2 - r**2)/sqrt(s1)]])",
+                _PROOF_SYMBOLS, "u = L^T w", positive=["s1", "s2"])
+    assert_expr(v, "Matrix([[d1/sqrt(s1)], [(s1*d2 - r*d1)/(sqrt(s1)*sqrt(s1*s2 - r**2))]])",
+                _PROOF_SYMBOLS, "v = L^(-1) d", positive=["s1", "s2"])
+
+
+@test("whitening_proof", points=1)
+def test_the_bound(f):
+    _, _, bound, _ = _proof_parts(f)
+    assert_expr(bound, _BOUND, _PROOF_SYMBOLS, "bound = v^T v", positive=["s1", "s2"])
+
+
+@test("whitening_proof", points=2)
+def test_the_gap_is_a_square(f):
+    """cross**2 must equal (w^T S_w w)(d^T S_w^-1 d) - (w^T d)**2, which the test writes itself."""
+    from ..symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+
+    _, _, _, cross = _proof_parts(f)
+    if not isinstance(cross, str):
+        raise AssertionError("cross should be a sympy expression")
+    try:
+        got = parse_expr_safely(str(cross))
+    except UnsafeExpression as exc:
+        raise AssertionError(f"cross could not be read: {exc}") from None
+    if getattr(got, "is_Matrix", False):
+        raise AssertionError("cross should be a scalar expression, not a Matrix")
+    gap = parse_expr_safely(f"(s1*w1**2 + 2*r*w1*w2 + s2*w2**2)*{_BOUND} - (w1*d1 + w2*d2)**2")
+    ok, msg = compare_expr(got**2, gap, _PROOF_SYMBOLS, positive=["s1", "s2"])
+    if not ok:
+        raise AssertionError(f"cross**2 is not the Cauchy-Schwarz gap: {msg}")

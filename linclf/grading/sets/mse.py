@@ -1,31 +1,34 @@
-"""Exercise set "mse" (chapter 4): the MSE criterion, Fisher's margins, Widrow-Hoff.
+"""Exercise set "mse" (chapter 4): the MSE criterion, Fisher's margins, Widrow-Hoff,
+Ho-Kashyap, and masking with three classes.
 
-Y denotes the matrix of normalised augmented samples, rows y_i * (x_i, 1), and
-a = (w, b).  Expected values are literals computed once from the reference
-solutions.
+Z denotes the matrix of normalised augmented samples, rows z_i = y_i * (x_i, 1),
+beta the margin vector, and a = (w, b).  Expected values are literals computed
+once from the reference solutions, except in the variant test, where they come
+from ``linclf``'s one-vs-rest least squares, the trusted twin.
 """
 
 import numpy as np
 
-from ..framework import ExerciseSet, assert_close, assert_expr, test, unpack
+from ..framework import ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test, unpack
 
 SET = ExerciseSet("mse", "Least squares (MSE) classifiers", "04_mse",
                   preamble="import numpy as np\nimport sympy as sp\n")
 
 SET.exercise(
     "mse_solution",
+    kind="formula",
     title="The pseudo-inverse solution",
     signature="def mse_solution(X, y, margins):",
     doc=r"""
-    Minimise ||Y a - margins||^2 over a = (w, b), where the rows of Y are the
-    normalised augmented samples y_i * (x_i, 1).  Use the pseudo-inverse
-    a = pinv(Y) @ margins.
+    Minimise ||Z a - margins||^2 over a = (w, b), where the rows of Z are the
+    normalised augmented samples z_i = y_i * (x_i, 1).  Use the
+    pseudo-inverse a = pinv(Z) @ margins.
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
     y : ndarray of shape (n,), labels in {-1, +1}
-    margins : ndarray of shape (n,), the target values b_i > 0
+    margins : ndarray of shape (n,), the margins beta_i > 0
 
     Returns
     -------
@@ -35,12 +38,13 @@ SET.exercise(
 
 SET.exercise(
     "fisher_margins",
+    kind="formula",
     title="Margins that give Fisher's solution",
     signature="def fisher_margins(y):",
     doc=r"""
     The margin vector that makes the MSE solution Fisher's discriminant:
-    b_i = N / N_+ for the samples of class +1 and b_i = N / N_- for those of
-    class -1 (N samples in all, N_+ and N_- in each class).
+    beta_i = N / N_+ for the samples of class +1 and beta_i = N / N_- for
+    those of class -1 (N samples in all, N_+ and N_- in each class).
 
     Returns
     -------
@@ -50,11 +54,13 @@ SET.exercise(
 
 SET.exercise(
     "lms_update",
+    kind="formula",
     title="One Widrow-Hoff (LMS) step",
-    signature="def lms_update(a, y_hat, margin, eta):",
+    signature="def lms_update(a, z, margin, eta):",
     doc=r"""
-    One step of the Widrow-Hoff rule on one normalised augmented sample
-    y_hat with target margin b_k: a + eta * (b_k - a @ y_hat) * y_hat.
+    One step of the Widrow-Hoff rule on one normalised augmented sample z
+    with margin beta_k (the argument ``margin``):
+    a + eta * (beta_k - a @ z) * z.
 
     Returns
     -------
@@ -64,14 +70,89 @@ SET.exercise(
 
 SET.exercise(
     "mse_gradient",
+    kind="formula",
     title="The gradient of the squared error, symbolically",
     signature="def mse_gradient():",
     doc=r"""
-    For one sample, J(a) = (a1*y1 + a2*y2 - b)**2.  Return the gradient
-    (dJ/da1, dJ/da2) as a 2 x 1 sympy Matrix in a1, a2, y1, y2, b.
+    For one normalised sample z = (z1, z2) with margin beta,
+    J_s(a) = (a1*z1 + a2*z2 - beta)**2.  Return the gradient
+    (dJ_s/da1, dJ_s/da2) as a 2 x 1 sympy Matrix in a1, a2, z1, z2, beta.
     """,
-    stub="""a1, a2, y1, y2, b = sp.symbols("a1 a2 y1 y2 b", real=True)
+    stub="""a1, a2, z1, z2, beta = sp.symbols("a1 a2 z1 z2 beta", real=True)
 return None  # replace None by a sympy Matrix""",
+)
+
+SET.exercise(
+    "ho_kashyap",
+    kind="implementation",
+    hidden_tests=1,
+    title="The Ho-Kashyap procedure: a separating vector, or a proof that none exists",
+    signature="def ho_kashyap(X, y, eta=0.5, max_iter=10_000):",
+    doc=r"""
+    The Ho-Kashyap procedure of chapter 4 on the normalised augmented
+    samples z_i = y_i * (x_i, 1): minimise ||Z a - beta||^2 over a and over
+    margins beta > 0, starting from beta = (1, ..., 1), with step eta on the
+    margins; a is always the least-norm least-squares solution pinv(Z) @ beta
+    of the current margins, and e = Z a - beta.
+
+    Stopping rule, checked for every a computed (the first one included):
+    stop with separable = True as soon as every z_i @ a > 0; otherwise stop
+    with separable = False as soon as no entry of e exceeds
+    1e-8 * ||e||; otherwise update beta and continue.  Raise RuntimeError
+    if no decision is reached after max_iter updates of beta.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    y : ndarray of shape (N,), labels in {-1, +1}
+
+    Returns
+    -------
+    (a, beta, separable) : ndarray of shape (d + 1,), ndarray of shape (N,), bool
+        a = (w, b) and beta at the stop.
+    """,
+)
+
+
+def _collinear_classes(rng):
+    """Three Gaussian classes of 10 points whose means lie on a line, two decimals; no
+    near-tie between the two largest fitted scores at any training point."""
+    while True:
+        u = rng.normal(size=2)
+        u /= np.linalg.norm(u)
+        centre, step, spread = rng.uniform(-1, 1, 2), rng.uniform(1.5, 3.0), rng.uniform(0.3, 0.8)
+        X = np.round(np.vstack([rng.normal(centre + t * step * u, spread, (10, 2)) for t in (-1, 0, 1)]), 2)
+        y = np.repeat([0, 1, 2], 10)
+        X_tilde = np.hstack([X, np.ones((30, 1))])
+        F = np.sort(X_tilde @ np.linalg.lstsq(X_tilde, np.eye(3)[y], rcond=None)[0], axis=1)
+        if (F[:, -1] - F[:, -2]).min() > 1e-4:
+            return {"X": X, "y": y}
+
+
+SET.exercise(
+    "masking_experiment",
+    kind="experiment",
+    variant=_collinear_classes,
+    hidden_tests=1,
+    title="Masking: three classes on a line (your own data)",
+    signature="def masking_experiment(X, y):",
+    doc=r"""
+    Fit multi-class least squares to (X, y): regress the one-hot targets
+    T (N x c) on the augmented samples (x_i, 1), one linear score per class,
+    and predict for each training point the class of largest score.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, 2)
+    y : integer ndarray of shape (N,), labels 0, ..., c - 1
+
+    Returns
+    -------
+    (n_predicted, error_rate) : int, float
+        The number of classes predicted for at least one training point,
+        and the fraction of training points misclassified.  Which class
+        suffers, and why?
+    """,
 )
 
 X_F = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 3.0], [2.0, 1.5], [4.0, 0.0], [5.0, 1.0], [6.0, 0.5]])
@@ -112,12 +193,93 @@ def test_lms_negative_sample(f):
 
 @test("lms_update", points=1)
 def test_lms_overshoot_is_corrected(f):
-    # a @ y_hat = 3 exceeds the target 2: the step must move a back
+    # a @ z = 3 exceeds the margin 2: the step must move a back
     got = f(np.array([1.0, 1.0, -3.0]), np.array([3.0, 3.0, 1.0]), 2.0, 0.5)
     assert_close(got, [-0.5, -0.5, -3.5], "a_new")
 
 
 @test("mse_gradient", points=2)
 def test_gradient(f):
-    assert_expr(f(), "Matrix([[2*y1*(a1*y1 + a2*y2 - b)], [2*y2*(a1*y1 + a2*y2 - b)]])",
-                ["a1", "a2", "y1", "y2", "b"], "the gradient")
+    assert_expr(f(), "Matrix([[2*z1*(a1*z1 + a2*z2 - beta)], [2*z2*(a1*z1 + a2*z2 - beta)]])",
+                ["a1", "a2", "z1", "z2", "beta"], "the gradient")
+
+
+# separable, but the plain MSE solution (beta = 1) misclassifies: the margins must move
+X_HK = np.array([[0.8, 0.8], [1.5, 0.9], [1.4, 0.0], [1.4, 1.5], [2.3, 0.7], [3.6, 0.3], [3.9, 1.9],
+                 [7.8, 2.3]])
+Y_HK = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0])
+# not separable (one label flipped), decided after some updates
+X_NS = np.array([[-1.7, -0.4], [-1.0, 1.4], [1.0, 0.2], [0.6, 0.8], [1.1, 1.7], [-1.4, 0.5], [-1.4, -0.2]])
+Y_NS = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def _hk(got):
+    return unpack(got, 3, "the result (a, beta, separable)")
+
+
+def _assert_flag(got, expected, what):
+    """A bool, a numpy bool or a one-element boolean array equal to ``expected``."""
+    if isinstance(got, np.ndarray) and got.size == 1:
+        got = got.reshape(())[()]
+    if not isinstance(got, (bool, np.bool_)):
+        raise AssertionError(f"{what} should be True or False, got {type(got).__name__}")
+    if bool(got) != expected:
+        raise AssertionError(f"{what}: expected {expected}, got {bool(got)}")
+
+
+@test("ho_kashyap", points=2)
+def test_hk_separable_after_moving_the_margins(f):
+    a, beta, separable = _hk(f(X_HK, Y_HK))
+    _assert_flag(separable, True, "separable")
+    a = as_array(a, (3,), "a")
+    Z = Y_HK[:, None] * np.hstack([X_HK, np.ones((8, 1))])
+    if not np.all(Z @ a > 0):
+        raise AssertionError(f"a does not separate the data: z_i @ a = {np.round(Z @ a, 4).tolist()}")
+    assert_close(a, [-0.8148619241929987, 0.2406473412811504, 1.6961165067517454], "a", rtol=1e-6)
+    assert_close(beta, [1.213511963654055, 1.0, 1.0, 1.0, 1.0, 1.1219778201464017, 1.0, 3.998530101913115],
+                 "beta", rtol=1e-6)
+
+
+@test("ho_kashyap", points=2)
+def test_hk_proves_non_separability(f):
+    a, beta, separable = _hk(f(X_NS, Y_NS))
+    _assert_flag(separable, False, "separable")
+    assert_close(a, [0.4166830263556527, 0.2273508135401388, 0.5170261525963877], "a", rtol=1e-6)
+    assert_close(beta, [1.0, 1.0, 1.0, 1.0, 1.361873848539441, 1.0, 1.0], "beta", rtol=1e-6)
+
+
+@test("ho_kashyap", points=1)
+def test_hk_xor_at_the_first_step(f):
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    a, beta, separable = _hk(f(X, np.array([-1.0, -1.0, 1.0, 1.0])))
+    _assert_flag(separable, False, "separable")
+    assert_close(a, [0.0, 0.0, 0.0], "a", atol=1e-9)
+    assert_close(beta, [1.0, 1.0, 1.0, 1.0], "beta")
+
+
+# three classes of five points, means on the line x2 = x1 / 2
+X_MASK = np.array([[-1.8, -0.4], [-1.8, -1.9], [-1.4, -0.7], [-2.4, -0.6], [-1.7, -0.8], [0.0, 0.4],
+                   [-0.5, -0.1], [-0.3, 0.4], [0.0, -0.2], [-0.5, -0.2], [2.0, 0.8], [2.9, 1.7],
+                   [0.1, -0.3], [1.9, 0.7], [2.1, 1.2]])
+Y_MASK = np.repeat([0, 1, 2], 5)
+
+
+@test("masking_experiment", points=1)
+def test_masking_small_example(f):
+    n, err = unpack(f(X_MASK, Y_MASK), 2, "the result (n_predicted, error_rate)")
+    assert_equal(n, 3, "n_predicted")
+    assert_close(err, 0.2, "error_rate")
+
+
+@test("masking_experiment", points=2, variant=True)
+def test_masking_on_your_own_data(f, data):
+    """Expected: linclf's one-vs-rest least squares (targets +-1: the same argmax as one-hot
+    least squares, whose scores are (one-vs-rest scores + 1) / 2)."""
+    from linclf.least_squares import LeastSquaresClassifier
+    from linclf.multiclass import OneVsRest
+
+    X, y = data["X"], data["y"]
+    pred = OneVsRest(LeastSquaresClassifier()).fit(X, y).predict(X)
+    n, err = unpack(f(X, y), 2, "the result (n_predicted, error_rate)")
+    assert_equal(n, int(len(np.unique(pred))), "n_predicted on your data")
+    assert_close(err, float(np.mean(pred != y)), "error_rate on your data")
