@@ -14,6 +14,7 @@ from ._validation import ConvergenceWarning, NotFittedError
 from .fisher import FisherLDA
 from .geometry import augment, normalize_augmented, signed_distance
 from .kernel_perceptron import KernelPerceptron
+from .kernel_ridge import KernelRidgeClassifier
 from .least_squares import HoKashyap, LeastSquaresClassifier
 from .logistic import LogisticRegression
 from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
@@ -29,6 +30,7 @@ __all__ = [
     "ConvergenceWarning",
     "FisherLDA",
     "KernelPerceptron",
+    "KernelRidgeClassifier",
     "LeastSquaresClassifier",
     "HoKashyap",
     "LinearMachine",

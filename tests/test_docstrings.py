@@ -8,7 +8,7 @@ import pytest
 
 validate = pytest.importorskip("numpydoc.validate").validate
 
-MODULES = ["base", "datasets", "display", "fisher", "geometry", "interactive", "kernel_perceptron", "kernels",
+MODULES = ["base", "datasets", "display", "fisher", "geometry", "interactive", "kernel_perceptron", "kernel_ridge", "kernels",
            "least_squares", "logistic", "losses", "multiclass", "optim", "perceptron", "plotting", "pocket",
            "softmax", "special", "svm", "smo"]
 # GL08 no docstring, PR01 a parameter not documented, PR02 a documented parameter that

@@ -46,7 +46,7 @@ RULES = [
      "$\\eta$ is the learning rate only: SMO curvature $\\kappa$, $P(y=1\\mid\\mathbf x) = q$, confidence $1-\\delta$"),
     (r"\\alpha", ["05_logistic", "06_softmax", "logistic", "softmax"],
      "the L2 strength is $\\lambda$; $\\alpha$ is a dual coefficient"),
-    (r"\\lambda(?!_)", ["02_fisher", "04_mse", "09_kernels", "fisher", "mse", "kernels"],
+    (r"\\lambda(?!_)", ["02_fisher", "04_mse", "fisher", "mse", "kernels"],
      "eigenvalues carry a subscript ($\\lambda_{\\max}$, $\\lambda_j$); plain $\\lambda$ is the regularisation strength"),
     (r"\\lambda_", ["08_duality", "duality"], "equality multipliers are $\\nu_k$"),
     (r"\^\{?K\}?\b|\$K\$[- ]class|\$K\$ classes|K\s*\\ge", ["06_softmax", "softmax", "01_discriminants", "discriminants"],

@@ -32,6 +32,7 @@ CASES = [
     ("svm", "LinearSVM", {"max_iter": 200}, {"C": [0.1, 1.0]}, False),
     ("linear_svm", "LinearSVM", {"solver": "dcd", "max_iter": 200}, {"C": [0.1, 1.0]}, False),
     ("kernel_perceptron", "KernelPerceptron", {"max_iter": 20}, {"max_iter": [5, 20]}, False),
+    ("kernel_ridge", "KernelRidgeClassifier", {}, {"alpha": [0.01, 0.1]}, False),
 ]
 
 
