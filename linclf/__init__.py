@@ -15,7 +15,7 @@ from .fisher import FisherLDA
 from .geometry import augment, normalize_augmented, signed_distance
 from .kernel_perceptron import KernelPerceptron
 from .least_squares import HoKashyap, LeastSquaresClassifier
-from .logistic import LogisticRegression
+from .logistic import LogisticRegression, wald_table
 from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
 from .perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
 from .softmax import SoftmaxRegression
@@ -50,4 +50,5 @@ __all__ = [
     "normalize_augmented",
     "signed_distance",
     "special",
+    "wald_table",
 ]
