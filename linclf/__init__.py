@@ -16,7 +16,7 @@ from .geometry import augment, normalize_augmented, signed_distance
 from .kernel_perceptron import KernelPerceptron
 from .kernel_ridge import KernelRidgeClassifier
 from .least_squares import HoKashyap, LeastSquaresClassifier
-from .logistic import LogisticRegression
+from .logistic import LogisticRegression, wald_table
 from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
 from .perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
 from .pocket import PocketPerceptron
@@ -54,4 +54,5 @@ __all__ = [
     "normalize_augmented",
     "signed_distance",
     "special",
+    "wald_table",
 ]

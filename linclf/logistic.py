@@ -32,7 +32,9 @@ correctly, so scaling it up lowers the loss towards 0), stops, and warns.
 
 from __future__ import annotations
 
+import math
 import warnings
+from statistics import NormalDist
 
 import numpy as np
 
@@ -54,7 +56,7 @@ from .optim import (
 )
 from .special import log_sigmoid, sigmoid
 
-__all__ = ["LogisticRegression", "logistic_loss_and_grad", "logistic_hessian"]
+__all__ = ["LogisticRegression", "logistic_loss_and_grad", "logistic_hessian", "wald_table"]
 
 # Stop following a separable problem once the mean loss is this small: the
 # iterate already separates the data and every further step only rescales it.
@@ -371,3 +373,77 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         y = check_known_labels(y, self.classes_, X.shape[0])
         t = (y == self.classes_[1]).astype(float)
         return logistic_loss_and_grad(self.coef_.ravel(), self.intercept_[0], X, t, self.alpha)[0]
+
+
+def wald_table(model, X, y, level=0.95):
+    r"""Standard errors, Wald tests and Wald intervals of an unpenalised logistic fit.
+
+    At the maximum-likelihood estimate :math:`\hat{\mathbf a} = (\hat{\mathbf w}, \hat b)`
+    the covariance of the estimate is approximately the inverse of the observed
+    information, the Hessian of the *summed* negative log-likelihood:
+
+    .. math::
+
+        \widehat{\mathrm{Cov}}(\hat{\mathbf a}) = \mathcal I^{-1},\qquad
+        \mathcal I = \tilde X^\top S\,\tilde X,\quad
+        S = \mathrm{diag}\big(p_n(1-p_n)\big),
+
+        \mathrm{SE}_j = \sqrt{(\mathcal I^{-1})_{jj}},\qquad
+        z_j = \hat a_j/\mathrm{SE}_j,\qquad
+        p\text{-value}_j = 2\,\Phi(-|z_j|),
+
+    and the Wald interval is :math:`\hat a_j \pm \Phi^{-1}(\tfrac{1+\text{level}}{2})\,\mathrm{SE}_j`.
+
+    Parameters
+    ----------
+    model : LogisticRegression
+        Fitted with ``alpha=0`` on ``(X, y)``; the fit must have converged and the
+        data must not be separable (then the MLE, and its covariance, do not exist).
+    X : array_like of shape (n_samples, n_features)
+        The training samples the model was fitted on.
+    y : array_like of shape (n_samples,)
+        Their labels (from ``model.classes_``).
+    level : float in (0, 1), default=0.95
+        Coverage of the Wald intervals.
+
+    Returns
+    -------
+    dict of ndarray
+        Keys ``"coef"``, ``"se"``, ``"z"``, ``"p_value"``, ``"ci_low"``, ``"ci_high"``
+        and ``"cov"`` (the matrix :math:`\mathcal I^{-1}`). Entries are ordered as
+        :math:`\mathbf a = (w_1, \dots, w_d, b)`; without an intercept :math:`b` is left out.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`LogisticRegression` or ``level`` is not a number.
+    ValueError
+        If the model is penalised, separable or not converged, if ``level`` is
+        outside (0, 1), or if the information matrix is singular.
+    """
+    if not isinstance(model, LogisticRegression):
+        raise TypeError(f"wald_table needs a LogisticRegression; got {type(model).__name__}.")
+    check_is_fitted(model, "coef_")
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)):
+        raise TypeError(f"level must be a real number in (0, 1); got {level!r}.")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}.")
+    if model.alpha != 0:
+        raise ValueError("wald_table needs alpha=0: with an L2 penalty the estimate is not the "
+                         "MLE and the inverse Hessian is not its covariance.")
+    if model.separable_ or not model.converged_:
+        raise ValueError("wald_table needs a converged fit of a non-separable problem: "
+                         "otherwise the maximum-likelihood estimate does not exist.")
+    X = check_n_features(model, X)
+    check_known_labels(y, model.classes_, X.shape[0])
+    a = np.append(model.coef_[0], model.intercept_) if model.fit_intercept else model.coef_[0].copy()
+    info = X.shape[0] * logistic_hessian(model.coef_[0], model.intercept_[0], X, 0.0, model.fit_intercept)
+    if np.linalg.matrix_rank(info) < info.shape[0]:
+        raise ValueError("the information matrix X~^T S X~ is singular (collinear features?).")
+    cov = np.linalg.inv(info)
+    se = np.sqrt(np.diag(cov))
+    z = a / se
+    p_value = np.array([math.erfc(abs(v) / math.sqrt(2.0)) for v in z])  # 2 Phi(-|z|)
+    q = NormalDist().inv_cdf(0.5 + float(level) / 2.0)
+    return {"coef": a, "se": se, "z": z, "p_value": p_value,
+            "ci_low": a - q * se, "ci_high": a + q * se, "cov": cov}

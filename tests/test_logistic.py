@@ -7,7 +7,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from linclf._validation import ConvergenceWarning, NotFittedError
-from linclf.logistic import LogisticRegression, logistic_hessian, logistic_loss_and_grad
+from linclf.logistic import LogisticRegression, logistic_hessian, logistic_loss_and_grad, wald_table
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +233,92 @@ def test_params_roundtrip():
     from sklearn.base import clone
 
     assert clone(clf).get_params() == clf.get_params()
+
+
+# -- standard errors and Wald tests -------------------------------------------------
+
+
+def _neg_log_likelihood(a, X_tilde, t):
+    """Summed negative log-likelihood, written independently of linclf."""
+    f = X_tilde @ a
+    return float(np.sum(np.logaddexp(0.0, f) - t * f))
+
+
+def test_wald_table_matches_an_independent_computation(overlapping):
+    from scipy.optimize import minimize
+    from scipy.stats import norm
+
+    X, y = overlapping
+    t = (y == "pos").astype(float)
+    model = LogisticRegression().fit(X, y)
+    table = wald_table(model, X, y)
+    X_tilde = np.c_[X, np.ones(len(X))]
+    # the MLE by a different optimiser, and the Hessian by finite differences
+    mle = minimize(_neg_log_likelihood, np.zeros(4), args=(X_tilde, t), method="BFGS", tol=1e-10).x
+    np.testing.assert_allclose(table["coef"], mle, atol=1e-4)
+    hess = np.array([_numeric_grad(lambda a: _numeric_grad(
+        lambda b: _neg_log_likelihood(b, X_tilde, t), a, h=1e-4)[i], table["coef"], h=1e-4)
+        for i in range(4)])
+    np.testing.assert_allclose(table["cov"], np.linalg.inv(hess), rtol=1e-3)
+    np.testing.assert_allclose(table["se"], np.sqrt(np.diag(np.linalg.inv(hess))), rtol=1e-3)
+    np.testing.assert_allclose(table["z"], table["coef"] / table["se"])
+    np.testing.assert_allclose(table["p_value"], 2 * norm.sf(np.abs(table["z"])), rtol=1e-10)
+    q = norm.ppf(0.975)
+    np.testing.assert_allclose(table["ci_low"], table["coef"] - q * table["se"])
+    np.testing.assert_allclose(table["ci_high"], table["coef"] + q * table["se"])
+    narrow = wald_table(model, X, y, level=0.5)
+    np.testing.assert_allclose(narrow["ci_high"] - narrow["coef"], norm.ppf(0.75) * table["se"])
+
+
+def test_wald_table_matches_statsmodels(overlapping):
+    sm = pytest.importorskip("statsmodels.api")
+    X, y = overlapping
+    t = (y == "pos").astype(float)
+    table = wald_table(LogisticRegression().fit(X, y), X, y)
+    res = sm.Logit(t, np.c_[X, np.ones(len(X))]).fit(disp=0, tol=1e-12)
+    np.testing.assert_allclose(table["coef"], res.params, rtol=1e-6)
+    np.testing.assert_allclose(table["se"], res.bse, rtol=1e-6)
+    np.testing.assert_allclose(table["p_value"], res.pvalues, rtol=1e-5)
+    np.testing.assert_allclose(np.c_[table["ci_low"], table["ci_high"]], res.conf_int(0.05), rtol=1e-6)
+
+
+def test_standard_errors_match_the_spread_over_simulated_data_sets():
+    # Parametric simulation: X fixed, labels redrawn from a known logistic model.
+    rng = np.random.default_rng(11)
+    N, n_sim = 300, 200
+    X = rng.normal(size=(N, 2))
+    a_true = np.array([1.0, -0.5, 0.3])
+    prob = 1 / (1 + np.exp(-(np.c_[X, np.ones(N)] @ a_true)))
+    estimates, se, covered = [], [], []
+    for _ in range(n_sim):
+        t = (rng.random(N) < prob).astype(int)
+        table = wald_table(LogisticRegression().fit(X, t), X, t)
+        estimates.append(table["coef"])
+        se.append(table["se"])
+        covered.append((table["ci_low"] <= a_true) & (a_true <= table["ci_high"]))
+    ratio = np.std(estimates, axis=0, ddof=1) / np.mean(se, axis=0)
+    assert np.all(np.abs(ratio - 1) < 0.15), ratio
+    assert np.all(np.abs(np.mean(covered, axis=0) - 0.95) < 0.05)
+
+
+def test_wald_table_without_intercept_and_refusals(overlapping, separable):
+    X, y = overlapping
+    table = wald_table(LogisticRegression(fit_intercept=False).fit(X, y), X, y)
+    assert table["coef"].shape == table["se"].shape == (3,) and table["cov"].shape == (3, 3)
+    with pytest.raises(ValueError, match="alpha=0"):
+        wald_table(LogisticRegression(alpha=0.1).fit(X, y), X, y)
+    with pytest.raises(ValueError, match=r"level must lie in \(0, 1\)"):
+        wald_table(LogisticRegression().fit(X, y), X, y, level=1.0)
+    with pytest.raises(TypeError, match="level"):
+        wald_table(LogisticRegression().fit(X, y), X, y, level="95%")
+    with pytest.raises(TypeError, match="LogisticRegression"):
+        wald_table(SkLogisticRegression().fit(X, y), X, y)
+    with pytest.raises(NotFittedError):
+        wald_table(LogisticRegression(), X, y)
+    Xs, ys = separable
+    with pytest.warns(ConvergenceWarning):
+        sep = LogisticRegression().fit(Xs, ys)
+    with pytest.raises(ValueError, match="does not exist"):
+        wald_table(sep, Xs, ys)
+    with pytest.raises(ValueError, match="features"):
+        wald_table(LogisticRegression().fit(X, y), X[:, :2], y)
