@@ -7,7 +7,12 @@ import pytest
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from linclf._validation import ConvergenceWarning, NotFittedError
-from linclf.logistic import LogisticRegression, logistic_hessian, logistic_loss_and_grad, wald_table
+from linclf.logistic import (
+    LogisticRegression,
+    logistic_hessian,
+    logistic_loss_and_grad,
+    wald_table,
+)
 
 
 @pytest.fixture(scope="module")
