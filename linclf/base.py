@@ -208,3 +208,49 @@ class LinearClassifierMixin(ClassifierMixin):
         else:
             idx = np.argmax(scores, axis=1)
         return self.classes_[idx]
+
+
+class KernelClassifierMixin(ClassifierMixin):
+    """Decision rule of a two-class kernel expansion.
+
+    The fitted model holds ``kernel_`` (a :class:`linclf.kernels.Kernel`),
+    ``support_vectors_`` (the :math:`\mathbf x_i` kept, shape ``(m, n_features)``),
+    ``dual_coef_`` (their coefficients :math:`c_i`, shape ``(1, m)``) and, if it
+    has one, ``intercept_`` (shape ``(1,)``; 0 otherwise). Then
+
+    .. math:: f(\mathbf{x}) = \sum_i c_i\,k(\mathbf{x}_i, \mathbf{x}) + b,
+
+    with ``classes_[1]`` predicted where :math:`f(\mathbf{x}) > 0`.
+    """
+
+    def decision_function(self, X):
+        """Signed score of the kernel expansion.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = check_n_features(self, X)
+        b = self.intercept_[0] if getattr(self, "intercept_", None) is not None else 0.0
+        if self.support_vectors_.shape[0] == 0:
+            return np.full(X.shape[0], b)
+        return self.kernel_.block(X, self.support_vectors_) @ self.dual_coef_[0] + b
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where the score is > 0.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]

@@ -25,19 +25,17 @@ import numpy as np
 
 from ._params import Interval, validate_params
 from ._validation import (
-    check_is_fitted,
-    check_n_features,
     check_X_y,
     encode_binary,
 )
-from .base import BaseEstimator, ClassifierMixin
+from .base import BaseEstimator, KernelClassifierMixin
 from .kernels import Kernel
 from .optim import warn_not_converged
 
 __all__ = ["KernelPerceptron"]
 
 
-class KernelPerceptron(BaseEstimator, ClassifierMixin):
+class KernelPerceptron(BaseEstimator, KernelClassifierMixin):
     r"""Dual (kernel) perceptron: :math:`f(\mathbf x) = \sum_i \alpha_i y_i k(\mathbf x_i, \mathbf x) + b`.
 
     Parameters
@@ -140,34 +138,3 @@ class KernelPerceptron(BaseEstimator, ClassifierMixin):
         self.converged_ = converged
         self.n_features_in_ = X.shape[1]
         return self
-
-    def decision_function(self, X):
-        r"""Score :math:`f(\mathbf x) = \sum_i\alpha_i y_i k(\mathbf x_i, \mathbf x) + b`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "dual_coef_")
-        X = check_n_features(self, X)
-        if self.support_.size == 0:
-            return np.full(X.shape[0], self.intercept_[0])
-        return self.kernel_.block(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
-
-    def predict(self, X):
-        """Class labels: ``classes_[1]`` where the score is > 0.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]

@@ -28,14 +28,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._params import Interval, validate_params
-from ._validation import check_is_fitted, check_n_features, check_X_y, encode_binary
-from .base import BaseEstimator, ClassifierMixin
+from ._validation import check_X_y, encode_binary
+from .base import BaseEstimator, KernelClassifierMixin
 from .kernels import Kernel
 
 __all__ = ["KernelRidgeClassifier"]
 
 
-class KernelRidgeClassifier(BaseEstimator, ClassifierMixin):
+class KernelRidgeClassifier(BaseEstimator, KernelClassifierMixin):
     r"""Kernel ridge classifier: :math:`f(\mathbf x) = \sum_n\alpha_n k(\mathbf x_n, \mathbf x)`, :math:`\boldsymbol\alpha = (K + N\lambda I)^{-1}\mathbf y`.
 
     Parameters
@@ -120,32 +120,3 @@ class KernelRidgeClassifier(BaseEstimator, ClassifierMixin):
         self.support_vectors_ = X
         self.n_features_in_ = X.shape[1]
         return self
-
-    def decision_function(self, X):
-        r"""Score :math:`f(\mathbf x) = \sum_n\alpha_n k(\mathbf x_n, \mathbf x)`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "dual_coef_")
-        X = check_n_features(self, X)
-        return self.kernel_.block(X, self.support_vectors_) @ self.dual_coef_[0]
-
-    def predict(self, X):
-        """Class labels: ``classes_[1]`` where the score is > 0.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]

@@ -26,12 +26,11 @@ from ._params import Interval, Options, validate_params
 from ._validation import (
     ConvergenceWarning,
     check_is_fitted,
-    check_n_features,
     check_positive,
     check_X_y,
     encode_binary,
 )
-from .base import BaseEstimator, ClassifierMixin
+from .base import BaseEstimator, KernelClassifierMixin
 from .kernels import Kernel
 from .smo import SELECTIONS, smo_solve
 
@@ -121,7 +120,7 @@ class KKTReport:
         )
 
 
-class SVC(BaseEstimator, ClassifierMixin):
+class SVC(BaseEstimator, KernelClassifierMixin):
     r"""Kernel support vector classifier trained by SMO on the dual.
 
     Parameters
@@ -307,38 +306,6 @@ class SVC(BaseEstimator, ClassifierMixin):
             )
         check_is_fitted(self, "dual_coef_")
         return self.dual_coef_ @ self.support_vectors_
-
-    def decision_function(self, X):
-        r"""Signed score :math:`f(\mathbf x) = \sum_{i\in SV} y_i\alpha_i K(\mathbf x_i, \mathbf x) + b`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "dual_coef_")
-        X = check_n_features(self, X)
-        if self.support_.size == 0:
-            return np.full(X.shape[0], self.intercept_[0])
-        K = self.kernel_.block(X, self.support_vectors_)
-        return K @ self.dual_coef_[0] + self.intercept_[0]
-
-    def predict(self, X):
-        """Class labels: ``classes_[1]`` where the decision function is > 0.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
 
     def kkt_violations(self, tol=1e-3):
         """Check the KKT conditions of the fitted solution on the training data.
