@@ -241,16 +241,5 @@ class KernelClassifierMixin(ClassifierMixin):
             return np.full(X.shape[0], b)
         return self.kernel_.block(X, self.support_vectors_) @ self.dual_coef_[0] + b
 
-    def predict(self, X):
-        """Class labels: ``classes_[1]`` where the score is > 0.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
+    # the same rule as a linear model's: classes_[1] where the score is > 0
+    predict = LinearClassifierMixin.predict
