@@ -10,7 +10,7 @@ fits a one-dimensional logistic model on the scores,
     P(y = +1 \mid f) = \sigma(A f + B),
 
 by maximum likelihood on held-out scores, with the targets smoothed towards
-the class frequencies, :math:`t_+ = (N_+ + 1)/(N_+ + 2)` and
+one half (Laplace's rule of succession), :math:`t_+ = (N_+ + 1)/(N_+ + 2)` and
 :math:`t_- = 1/(N_- + 2)`, so that a perfectly separated calibration set does
 not send :math:`A` to infinity.
 """

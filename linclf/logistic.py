@@ -437,6 +437,13 @@ def wald_table(model, X, y, level=0.95):
     X = check_n_features(model, X)
     check_known_labels(y, model.classes_, X.shape[0])
     a = np.append(model.coef_[0], model.intercept_) if model.fit_intercept else model.coef_[0].copy()
+    # the table is about the MLE of *these* data: its score must vanish there
+    _, grad_w, grad_b = logistic_loss_and_grad(model.coef_[0], model.intercept_[0], X,
+                                               (np.asarray(y) == model.classes_[1]).astype(float))
+    score = np.append(grad_w, grad_b) if model.fit_intercept else grad_w
+    if np.abs(score).max() > 1e-4:
+        raise ValueError("wald_table: the model is not the maximum-likelihood fit of these (X, y) "
+                         f"(the gradient there is {np.abs(score).max():.2g}); pass the training data.")
     info = X.shape[0] * logistic_hessian(model.coef_[0], model.intercept_[0], X, 0.0, model.fit_intercept)
     if np.linalg.matrix_rank(info) < info.shape[0]:
         raise ValueError("the information matrix X~^T S X~ is singular (collinear features?).")

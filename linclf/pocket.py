@@ -48,7 +48,8 @@ class PocketPerceptron(LinearClassifierMixin, BaseEstimator):
         guarantee assumes random visits) or in their given order.
     random_state : None, int or numpy Generator, default=None
         Seed for ``order="shuffle"``. Fitting with the same integer seed gives
-        the same run as :class:`~linclf.Perceptron` with that seed.
+        the same run as :class:`~linclf.Perceptron` with ``order="shuffle"`` and
+        that seed.
     max_iter : int, default=100
         Number of epochs (passes over the data).
 

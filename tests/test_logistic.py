@@ -327,3 +327,6 @@ def test_wald_table_without_intercept_and_refusals(overlapping, separable):
         wald_table(sep, Xs, ys)
     with pytest.raises(ValueError, match="features"):
         wald_table(LogisticRegression().fit(X, y), X[:, :2], y)
+    # other data of the same width: the fit is not their maximum-likelihood estimate
+    with pytest.raises(ValueError, match="not the maximum-likelihood fit"):
+        wald_table(LogisticRegression().fit(X, y), X[::-1] + 0.5, y)
