@@ -1,7 +1,8 @@
-"""Fisher's linear discriminant for two classes.
+"""Fisher's linear discriminant: two classes, and c > 2 classes (reduced-rank LDA).
 
-Fisher projects the data on the direction :math:`\\mathbf{w}` that maximises
-the ratio of between-class to within-class scatter of the projections,
+For two classes Fisher projects the data on the direction :math:`\\mathbf{w}`
+that maximises the ratio of between-class to within-class scatter of the
+projections,
 
 .. math:: J_F(\\mathbf{w}) = \\frac{\\mathbf{w}^\\top S_b \\mathbf{w}}
                                   {\\mathbf{w}^\\top S_w \\mathbf{w}},
@@ -9,6 +10,13 @@ the ratio of between-class to within-class scatter of the projections,
 
 and then classifies by comparing the 1-D projection with a threshold
 :math:`t`: :math:`f(\\mathbf{x}) = \\mathbf{w}^\\top\\mathbf{x} - t`.
+
+For :math:`c > 2` classes the between-class scatter is
+:math:`S_b = \\sum_k N_k(\\mathbf{m}_k-\\mathbf{m})(\\mathbf{m}_k-\\mathbf{m})^\\top`, of
+rank at most :math:`c-1`; the discriminant directions are the leading
+generalised eigenvectors of :math:`(S_b, S_w)` (``scalings_``, used by
+``transform``), and the classes are predicted by the linear discriminants of
+Gaussian classes with one shared covariance (``coef_`` of shape ``(c, d)``).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from ._validation import (
     check_is_fitted,
     check_n_features,
     check_X_y,
-    encode_binary,
+    encode_labels,
 )
 from .base import BaseEstimator, LinearClassifierMixin
 
@@ -30,12 +38,15 @@ _THRESHOLDS = ("midpoint", "mean", "bayes")
 
 
 def _check_priors(priors, counts):
-    """Return the prior probabilities ``(P_-, P_+)`` as a float array."""
+    """Return the prior probabilities, one per class, as a float array."""
     if priors is None:
         return counts / counts.sum()
     p = np.asarray(priors, dtype=float)
-    if p.shape != (2,):
-        raise ValueError(f"priors must have 2 entries (one per class); got shape {p.shape}.")
+    n_classes = counts.shape[0]
+    if p.shape != (n_classes,):
+        raise ValueError(
+            f"priors must have {n_classes} entries (one per class); got shape {p.shape}."
+        )
     if not np.all(np.isfinite(p)) or np.any(p <= 0):
         raise ValueError(f"priors must be positive and finite; got {p.tolist()}.")
     if not np.isclose(p.sum(), 1.0):
@@ -43,13 +54,23 @@ def _check_priors(priors, counts):
     return p
 
 
+def _generalized_eigh(S_b, A):
+    """Eigenpairs of :math:`S_b\\mathbf{v} = \\lambda A\\mathbf{v}`, largest first, :math:`V^\\top AV = I`."""
+    L = np.linalg.cholesky(A)
+    L_inv = np.linalg.solve(L, np.eye(A.shape[0]))
+    B = L_inv @ S_b @ L_inv.T                 # the problem in sphered coordinates
+    values, U = np.linalg.eigh((B + B.T) / 2)
+    order = np.argsort(values)[::-1]
+    return values[order], L_inv.T @ U[:, order]
+
+
 class FisherLDA(LinearClassifierMixin, BaseEstimator):
-    """Fisher's linear discriminant (two classes).
+    """Fisher's linear discriminant (two classes, or c > 2 classes as reduced-rank LDA).
 
     Parameters
     ----------
     threshold : {"midpoint", "mean", "bayes"}, default="midpoint"
-        Where to cut the projection :math:`s = \\mathbf{w}^\\top\\mathbf{x}`:
+        Where to cut the projection :math:`s = \\mathbf{w}^\\top\\mathbf{x}` (two classes):
 
         * ``"midpoint"``: :math:`t = (\\tilde m_+ + \\tilde m_-)/2`, halfway
           between the projected class means :math:`\\tilde m_\\pm = \\mathbf{w}^\\top\\mathbf{m}_\\pm`;
@@ -70,65 +91,111 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
           :math:`\\ln p(\\mathbf{x}\\mid +)P_+ > \\ln p(\\mathbf{x}\\mid -)P_-`
           (the quadratic terms in :math:`\\mathbf{x}` cancel). The boundary moves
           towards the class with the smaller prior.
-    priors : array_like of shape (2,) or None, default=None
-        :math:`(P(\\text{classes\\_[0]}), P(\\text{classes\\_[1]}))`, used only by
+
+        For :math:`c > 2` classes the prediction is the class with the largest
+        linear discriminant :math:`f_k(\\mathbf{x}) = \\mathbf{w}_k^\\top\\mathbf{x} + b_k`,
+        :math:`\\mathbf{w}_k = \\hat\\Sigma^{-1}\\mathbf{m}_k`,
+        :math:`b_k = -\\tfrac12\\mathbf{m}_k^\\top\\hat\\Sigma^{-1}\\mathbf{m}_k + \\ln P_k`
+        with :math:`\\hat\\Sigma = S_w/N`: ``"bayes"`` uses the priors,
+        ``"midpoint"`` drops the :math:`\\ln P_k` term (equal priors: the class
+        whose mean is nearest in the metric of :math:`\\hat\\Sigma^{-1}`, which is
+        also the nearest class mean in the space of all :math:`\\min(c-1, d)`
+        discriminant projections), and ``"mean"``, which has no multi-class
+        analogue, raises ``ValueError``. For two classes ``"bayes"`` is the same
+        rule, :math:`f_+ - f_-` rescaled by :math:`1/N`.
+    priors : array_like of shape (n_classes,) or None, default=None
+        :math:`(P(\\text{classes\\_[0]}), P(\\text{classes\\_[1]}), \\dots)`, used only by
         ``threshold="bayes"``. ``None`` uses the class frequencies.
     reg : float, default=0.0
         Ridge added to the diagonal of :math:`S_w` before solving,
-        :math:`\\mathbf{w} = (S_w + \\text{reg}\\,I)^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)`.
+        :math:`\\mathbf{w} = (S_w + \\text{reg}\\,I)^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)`
+        (for :math:`c > 2`, :math:`S_w + \\text{reg}\\,I` replaces :math:`S_w` everywhere).
         With the default 0 a singular :math:`S_w` (fewer samples than features,
         or a constant or duplicated feature) raises ``ValueError`` instead of
         returning an arbitrary direction; set ``reg > 0`` to regularise.
+    n_components : int or None, default=None
+        Number of discriminant directions kept by ``transform``; at most
+        :math:`\\min(c-1, d)` (the rank bound of :math:`S_b`), which is the default.
+        It does not change ``predict``.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``classes_[1]`` is the positive class (:math:`+`).
-    means_ : ndarray of shape (2, n_features)
-        Class means :math:`\\mathbf{m}_-` (row 0) and :math:`\\mathbf{m}_+` (row 1).
-    class_scatters_ : ndarray of shape (2, n_features, n_features)
+    classes_ : ndarray of shape (n_classes,)
+        For two classes ``classes_[1]`` is the positive class (:math:`+`).
+    means_ : ndarray of shape (n_classes, n_features)
+        Class means; for two classes :math:`\\mathbf{m}_-` (row 0) and :math:`\\mathbf{m}_+` (row 1).
+    class_scatters_ : ndarray of shape (n_classes, n_features, n_features)
         :math:`S_i = \\sum_{\\mathbf{x}\\in\\omega_i} (\\mathbf{x}-\\mathbf{m}_i)(\\mathbf{x}-\\mathbf{m}_i)^\\top`.
     scatter_within_ : ndarray of shape (n_features, n_features)
-        :math:`S_w = S_- + S_+`.
+        :math:`S_w = \\sum_i S_i`.
     scatter_between_ : ndarray of shape (n_features, n_features)
-        :math:`S_b = (\\mathbf{m}_+ - \\mathbf{m}_-)(\\mathbf{m}_+ - \\mathbf{m}_-)^\\top`.
-    priors_ : ndarray of shape (2,)
-    coef_ : ndarray of shape (1, n_features)
-        :math:`\\mathbf{w} = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)` (not normalised).
-    threshold_ : float
-        :math:`t`; ``intercept_ == -threshold_``.
-    intercept_ : ndarray of shape (1,)
+        Two classes: :math:`S_b = (\\mathbf{m}_+ - \\mathbf{m}_-)(\\mathbf{m}_+ - \\mathbf{m}_-)^\\top`.
+        :math:`c > 2`: :math:`S_b = \\sum_k N_k(\\mathbf{m}_k-\\mathbf{m})(\\mathbf{m}_k-\\mathbf{m})^\\top`
+        (for :math:`c = 2` this sum is :math:`N_+N_-/N` times the two-class matrix).
+    priors_ : ndarray of shape (n_classes,)
+    scalings_ : ndarray of shape (n_features, n_components)
+        Discriminant directions, columns ordered by decreasing generalised
+        eigenvalue, normalised so that ``scalings_.T @ Sigma @ scalings_`` is the
+        identity for :math:`\\hat\\Sigma = (S_w + \\text{reg}\\,I)/N` (unit
+        within-class variance along each; each column's largest-magnitude entry
+        is positive). For two classes the one column is ``coef_[0]`` rescaled.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The generalised eigenvalues :math:`\\lambda_j` of
+        :math:`(S_b, S_w + \\text{reg}\\,I)` belonging to ``scalings_``
+        (:math:`J_F` of each direction).
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Two classes: :math:`\\mathbf{w} = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)`
+        (not normalised). :math:`c > 2`: the rows :math:`\\mathbf{w}_k = \\hat\\Sigma^{-1}\\mathbf{m}_k`.
+    threshold_ : float or None
+        :math:`t`; ``intercept_ == -threshold_`` (two classes). ``None`` for :math:`c > 2`.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
     n_features_in_ : int
     """
 
-    _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
     _parameter_constraints = {
         "threshold": [Options(*_THRESHOLDS)],
         "priors": [Options(None), ArrayLike()],  # length and sum: _check_priors
         "reg": [Interval("real", 0, None)],
+        "n_components": [Options(None), Interval("integer", 1, None)],
     }
 
-    def __init__(self, *, threshold="midpoint", priors=None, reg=0.0):
+    def __init__(self, *, threshold="midpoint", priors=None, reg=0.0, n_components=None):
         self.threshold = threshold
         self.priors = priors
         self.reg = reg
+        self.n_components = n_components
 
     def fit(self, X, y):
-        """Compute the scatter matrices, the direction and the threshold.
+        """Compute the scatter matrices, the directions and the decision rule.
 
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,), two distinct labels
+        y : array_like of shape (n_samples,), two or more distinct labels
 
         Returns
         -------
         self
         """
-        reg = validate_params(self)["reg"]
+        params = validate_params(self)
+        reg = params["reg"]
         X, y = check_X_y(X, y)
-        self.classes_, y_pm = encode_binary(y, estimator="FisherLDA")
-        masks = (y_pm < 0, y_pm > 0)
+        self.classes_, idx = encode_labels(y, estimator="FisherLDA")
+        n_classes, d = len(self.classes_), X.shape[1]
+        if n_classes > 2 and self.threshold == "mean":
+            raise ValueError(
+                f"threshold='mean' is defined for two classes only; y has {n_classes} classes. "
+                "Use 'midpoint' (equal priors) or 'bayes' (priors) for c > 2."
+            )
+        n_max = min(n_classes - 1, d)
+        n_components = n_max if params["n_components"] is None else params["n_components"]
+        if n_components > n_max:
+            raise ValueError(
+                f"n_components={n_components}, but there are at most min(c - 1, d) = {n_max} "
+                f"discriminant directions (c = {n_classes} classes, d = {d} features): "
+                "S_b has rank at most c - 1."
+            )
+        masks = [idx == k for k in range(n_classes)]
         counts = np.array([m.sum() for m in masks], dtype=float)
         self.priors_ = _check_priors(self.priors, counts)
 
@@ -136,20 +203,18 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         centred = [X[m] - mu for m, mu in zip(masks, self.means_)]
         self.class_scatters_ = np.stack([D.T @ D for D in centred])
         self.scatter_within_ = self.class_scatters_.sum(axis=0)
-        diff = self.means_[1] - self.means_[0]
-        self.scatter_between_ = np.outer(diff, diff)
-
-        w = self._direction(self.scatter_within_, diff, reg)
-        self.n_features_in_ = X.shape[1]
-        self.coef_ = w[None, :]
-        self.threshold_ = self._threshold(w, X, counts)
-        self.intercept_ = np.array([-self.threshold_])
+        self.n_features_in_ = d
+        A = self.scatter_within_ + reg * np.eye(d)
+        self._check_within(A)
+        if n_classes == 2:
+            self._fit_two(X, counts, A)
+        else:
+            self._fit_many(X, counts, A, n_components)
         return self
 
     @staticmethod
-    def _direction(S_w, diff, reg):
-        d = S_w.shape[0]
-        A = S_w + reg * np.eye(d)
+    def _check_within(A):
+        d = A.shape[0]
         rank = np.linalg.matrix_rank(A)
         if rank < d:
             raise ValueError(
@@ -157,13 +222,42 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
                 "e.g. fewer samples than features or a constant/duplicated feature; "
                 "set reg > 0 to add a ridge reg*I to S_w."
             )
+
+    def _fit_two(self, X, counts, A):
+        diff = self.means_[1] - self.means_[0]
+        self.scatter_between_ = np.outer(diff, diff)
         if not np.any(diff):
             raise ValueError(
                 "The two class means are identical, so Fisher's direction "
                 "S_w^{-1}(m+ - m-) is zero; no linear discriminant separates the means."
             )
         # solve rather than invert: cheaper and more accurate
-        return np.linalg.solve(A, diff)
+        w = np.linalg.solve(A, diff)
+        self.coef_ = w[None, :]
+        self.threshold_ = self._threshold(w, X, counts)
+        self.intercept_ = np.array([-self.threshold_])
+        self.scalings_ = (w / np.sqrt(w @ A @ w / counts.sum()))[:, None]
+        self.eigenvalues_ = np.array([diff @ w])
+
+    def _fit_many(self, X, counts, A, n_components):
+        N = counts.sum()
+        offsets = self.means_ - X.mean(axis=0)
+        if not np.any(self.means_ - self.means_[0]):
+            raise ValueError(
+                "All class means are identical, so S_b = 0 and every direction has J_F = 0; "
+                "no linear discriminant separates the means."
+            )
+        self.scatter_between_ = (offsets * counts[:, None]).T @ offsets
+        values, V = _generalized_eigh(self.scatter_between_, A)
+        V = V[:, :n_components] * np.sqrt(N)      # unit variance under Sigma_hat = A / N
+        signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(n_components)])
+        self.scalings_ = V * signs
+        self.eigenvalues_ = values[:n_components]
+        W = np.linalg.solve(A / N, self.means_.T).T   # rows Sigma_hat^{-1} m_k
+        log_priors = np.log(self.priors_) if self.threshold == "bayes" else 0.0
+        self.coef_ = W
+        self.intercept_ = -0.5 * np.sum(W * self.means_, axis=1) + log_priors
+        self.threshold_ = None
 
     def _threshold(self, w, X, counts):
         m_neg, m_pos = self.means_ @ w
@@ -176,7 +270,7 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         return float(0.5 * (m_pos + m_neg) - sigma2 * log_ratio / (m_pos - m_neg))
 
     def fit_transform(self, X, y):
-        """Fit, then project the training samples onto Fisher's direction.
+        """Fit, then project the training samples (see ``transform``).
 
         Parameters
         ----------
@@ -185,12 +279,16 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_components)
         """
         return self.fit(X, y).transform(X)
 
     def transform(self, X):
-        """Project on Fisher's direction: :math:`\\tilde x = \\mathbf{w}^\\top\\mathbf{x}`.
+        """Project on the discriminant direction(s).
+
+        Two classes: :math:`s = \\mathbf{w}^\\top\\mathbf{x}` on ``coef_[0]``, a 1-D
+        array. :math:`c > 2` classes: ``X @ scalings_``, one column per
+        discriminant direction (the data are not centred).
 
         Parameters
         ----------
@@ -198,11 +296,13 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) for two classes, else (n_samples, n_components)
         """
         check_is_fitted(self, "coef_")
         X = check_n_features(self, X)
-        return X @ self.coef_[0]
+        if len(self.classes_) == 2:
+            return X @ self.coef_[0]
+        return X @ self.scalings_
 
     def criterion(self, w):
         """Fisher's criterion :math:`J_F(\\mathbf{w}) = \\mathbf{w}^\\top S_b\\mathbf{w} / \\mathbf{w}^\\top S_w\\mathbf{w}`.
@@ -214,7 +314,8 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         Returns
         -------
         float
-            Invariant to the scale of ``w``; maximal at ``coef_``.
+            Invariant to the scale of ``w``; maximal at ``coef_`` (two classes)
+            or at ``scalings_[:, 0]`` (any number of classes, ``reg=0``).
         """
         check_is_fitted(self, "scatter_within_")
         w = np.asarray(w, dtype=float).ravel()

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from scipy.linalg import eigh, subspace_angles
 from scipy.stats import multivariate_normal
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
@@ -180,3 +181,124 @@ def test_bad_parameters(data, params, match):
     X, y = data
     with pytest.raises(ValueError, match=match):
         FisherLDA(**params).fit(X, y)
+
+
+# ---------------------------------------------------------------- c > 2 classes: reduced-rank LDA
+
+MEANS4 = [[0, 0, 0, 0, 0], [2, 1, 0, 0, 0], [0, 3, 1, 0, 0], [1, 1, 2.5, 0.5, 0]]
+
+
+@pytest.fixture(scope="module")
+def data4():
+    cov = 0.5 * np.eye(5) + 0.3
+    return make_gaussian_classes(400, MEANS4, covs=cov, priors=[0.1, 0.2, 0.3, 0.4], random_state=3)
+
+
+def test_iris_three_classes_agree_with_sklearn_eigen():
+    X, y = load_iris(return_X_y=True)
+    ours = FisherLDA().fit(X, y)
+    theirs = LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    assert ours.coef_.shape == (3, 4) and ours.intercept_.shape == (3,)
+    assert ours.scalings_.shape == (4, 2) and ours.transform(X).shape == (150, 2)
+    angles = subspace_angles(ours.scalings_, theirs.scalings_[:, :2])
+    assert np.max(angles) < 1e-8
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-8, atol=1e-8)
+    assert ours.score(X, y) == pytest.approx(theirs.score(X, y))
+
+
+def test_many_classes_match_sklearn_transform_and_bayes_rule(data4):
+    X, y = data4
+    ours = FisherLDA(threshold="bayes").fit(X, y)
+    theirs = LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    # same normalisation (unit within-class variance under S_w / N): equal up to column signs
+    Z, Z_sk = ours.transform(X), theirs.transform(X)
+    assert Z.shape == (len(X), 3)
+    signs = np.sign(np.sum(Z * Z_sk, axis=0))
+    np.testing.assert_allclose(Z * signs, Z_sk, rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(ours.eigenvalues_ / ours.eigenvalues_.sum(),
+                               theirs.explained_variance_ratio_, rtol=1e-8)
+    grid = np.random.default_rng(5).normal(1.0, 2.0, size=(3000, 5))
+    np.testing.assert_array_equal(ours.predict(grid), theirs.predict(grid))
+    np.testing.assert_allclose(ours.decision_function(grid), theirs.decision_function(grid),
+                               rtol=1e-8, atol=1e-8)
+
+
+def test_many_classes_generalised_eigenproblem_and_rank(data4):
+    X, y = data4
+    f = FisherLDA().fit(X, y)
+    N = len(X)
+    m = X.mean(axis=0)
+    S_b = sum(np.sum(y == k) * np.outer(f.means_[k] - m, f.means_[k] - m) for k in range(4))
+    np.testing.assert_allclose(f.scatter_between_, S_b, rtol=1e-10, atol=1e-10)
+    S_w = f.scatter_within_
+    np.testing.assert_allclose(S_b @ f.scalings_, S_w @ f.scalings_ * f.eigenvalues_,
+                               rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(f.scalings_.T @ (S_w / N) @ f.scalings_, np.eye(3), atol=1e-10)
+    values = eigh(S_b, S_w, eigvals_only=True)[::-1]          # scipy as twin
+    np.testing.assert_allclose(f.eigenvalues_, values[:3], rtol=1e-9)
+    assert np.all(np.abs(values[3:]) < 1e-10 * values[0])       # rank S_b <= c - 1
+    assert np.linalg.matrix_rank(S_b) == 3
+    assert f.criterion(f.scalings_[:, 0]) == pytest.approx(values[0])
+    for w in np.random.default_rng(0).normal(size=(300, 5)):
+        assert f.criterion(w) <= values[0] * (1 + 1e-12)
+    with pytest.raises(ValueError, match="at most min\\(c - 1, d\\) = 3"):
+        FisherLDA(n_components=4).fit(X, y)
+    g = FisherLDA(n_components=1).fit(X, y)
+    assert g.transform(X).shape == (len(X), 1)
+    np.testing.assert_allclose(g.transform(X)[:, 0], f.transform(X)[:, 0])
+    np.testing.assert_array_equal(g.predict(X), f.predict(X))   # predict ignores n_components
+
+
+def test_many_classes_bayes_rule_with_priors_is_gaussian_log_posterior(data4):
+    X, y = data4
+    priors = np.array([0.4, 0.3, 0.2, 0.1])
+    f = FisherLDA(threshold="bayes", priors=priors).fit(X, y)
+    Sigma = f.scatter_within_ / len(X)
+    x = np.random.default_rng(6).normal(1.0, 2.0, size=(500, 5))
+    log_post = np.column_stack([multivariate_normal(f.means_[k], Sigma).logpdf(x) + np.log(priors[k])
+                                for k in range(4)])
+    scores = f.decision_function(x)
+    # equal up to one additive term per sample (the shared quadratic and normalising terms)
+    np.testing.assert_allclose(log_post - log_post[:, :1], scores - scores[:, :1], rtol=1e-9, atol=1e-9)
+
+
+def test_midpoint_is_nearest_projected_class_mean(data4):
+    X, y = data4
+    f = FisherLDA().fit(X, y)
+    x = np.random.default_rng(7).normal(1.0, 2.0, size=(2000, 5))
+    Z, M = f.transform(x), f.transform(f.means_)
+    nearest = np.argmin(((Z[:, None, :] - M[None]) ** 2).sum(axis=2), axis=1)
+    np.testing.assert_array_equal(f.predict(x), f.classes_[nearest])
+    # and it differs from the prior-weighted rule for these unequal class sizes
+    assert np.any(FisherLDA(threshold="bayes").fit(X, y).predict(x) != f.predict(x))
+
+
+def test_two_classes_scalings_and_eigenvalue(data):
+    X, y = data
+    f = FisherLDA().fit(X, y)
+    assert f.scalings_.shape == (3, 1) and f.eigenvalues_.shape == (1,)
+    assert cosine(f.scalings_[:, 0], f.coef_[0]) == pytest.approx(1.0)
+    assert f.scalings_[:, 0] @ (f.scatter_within_ / len(X)) @ f.scalings_[:, 0] == pytest.approx(1.0)
+    assert f.eigenvalues_[0] == pytest.approx(f.criterion(f.coef_))
+    assert f.threshold_ is not None and f.transform(X).shape == (len(X),)
+    # the multi-class S_b at c = 2 is N+ N- / N times the two-class one
+    m = X.mean(axis=0)
+    S_b_many = sum(np.sum(y == k) * np.outer(f.means_[k] - m, f.means_[k] - m) for k in (0, 1))
+    n0, n1 = np.sum(y == 0), np.sum(y == 1)
+    np.testing.assert_allclose(S_b_many, n0 * n1 / len(X) * f.scatter_between_, rtol=1e-10)
+
+
+def test_many_classes_parameter_errors(data4):
+    X, y = data4
+    with pytest.raises(ValueError, match="threshold='mean' is defined for two classes only"):
+        FisherLDA(threshold="mean").fit(X, y)
+    with pytest.raises(ValueError, match="priors must have 4 entries"):
+        FisherLDA(priors=[0.5, 0.5]).fit(X, y)
+    with pytest.raises(ValueError, match="n_components must be"):
+        FisherLDA(n_components=0).fit(X, y)
+    with pytest.raises(TypeError, match="n_components must be"):
+        FisherLDA(n_components="two").fit(X, y)
+    X3 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
+    with pytest.raises(ValueError, match="All class means are identical"):
+        FisherLDA().fit(X3, np.repeat([0, 1, 2], 3))

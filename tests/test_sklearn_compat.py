@@ -18,6 +18,7 @@ from linclf.datasets import make_gaussian_classes  # noqa: E402
 # (module, class, constructor kwargs, parameter grid, multi-class?)
 CASES = [
     ("fisher", "FisherLDA", {}, {"threshold": ["midpoint", "bayes"]}, False),
+    ("fisher", "FisherLDA", {}, {"threshold": ["midpoint", "bayes"]}, True),
     ("perceptron", "Perceptron", {"max_iter": 50}, {"eta": [0.1, 1.0], "rule": ["single", "batch"]}, False),
     ("perceptron", "VotedPerceptron", {"max_iter": 5}, {"max_iter": [2, 5]}, False),
     ("perceptron", "AveragedPerceptron", {"max_iter": 5}, {"margin": [0.0, 1.0]}, False),
