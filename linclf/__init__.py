@@ -20,6 +20,7 @@ from .logistic import LogisticRegression, wald_table
 from .multiclass import OneVsOne, OneVsRest, ambiguous_fraction
 from .perceptron import AveragedPerceptron, LinearMachine, Perceptron, VotedPerceptron
 from .pocket import PocketPerceptron
+from .ramp import RampSVM
 from .softmax import SoftmaxRegression
 from .svm import SVC, LinearSVM
 
@@ -41,6 +42,7 @@ __all__ = [
     "OneVsRest",
     "Perceptron",
     "PocketPerceptron",
+    "RampSVM",
     "SVC",
     "SoftmaxRegression",
     "VotedPerceptron",

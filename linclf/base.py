@@ -211,7 +211,7 @@ class LinearClassifierMixin(ClassifierMixin):
 
 
 class KernelClassifierMixin(ClassifierMixin):
-    """Decision rule of a two-class kernel expansion.
+    r"""Decision rule of a two-class kernel expansion.
 
     The fitted model holds ``kernel_`` (a :class:`linclf.kernels.Kernel`),
     ``support_vectors_`` (the :math:`\mathbf x_i` kept, shape ``(m, n_features)``),

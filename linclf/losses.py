@@ -54,6 +54,7 @@ __all__ = [
     "logistic_base2", "logistic_base2_grad",
     "squared", "squared_grad",
     "exponential", "exponential_grad",
+    "ramp", "ramp_grad",
     "LOSSES",
 ]
 
@@ -361,6 +362,62 @@ def exponential_grad(m):
     ndarray of float (a numpy float for scalar input)
     """
     return _out(-np.asarray(exponential(m)))
+
+
+@_overflow_to_inf
+def ramp(m, s=-1.0):
+    r"""Ramp loss :math:`\min(1 - s, \max(0, 1 - m))`, the hinge loss capped at :math:`1 - s`.
+
+    It is the difference of two hinges, :math:`H_1(m) - H_s(m)` with
+    :math:`H_a(m) = \max(0, a - m)`, bounded and not convex. With the default
+    :math:`s = -1` it lies between 0 and 2 and bounds the zero-one loss from above.
+    Not in :data:`LOSSES`, whose members are the seven losses of chapter 11.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+    s : float, default=-1.0
+        Where the ramp turns flat; must be below 1.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
+    s = _ramp_corner(s)
+    return _out(np.minimum(1.0 - s, np.maximum(0.0, 1.0 - _margin(m))))
+
+
+@_overflow_to_inf
+def ramp_grad(m, s=-1.0):
+    r"""Derivative of :func:`ramp`: :math:`-1` for :math:`s < m \le 1`, else 0.
+
+    At the kink :math:`m = 1` the penalising slope is kept (as for the hinge); at
+    the corner :math:`m = s` the flat side is taken, the choice of the CCCP
+    iteration of :class:`linclf.RampSVM`, which drops such a point.
+
+    Parameters
+    ----------
+    m : array_like
+        Margins :math:`y f(\mathbf{x})`.
+    s : float, default=-1.0
+        Where the ramp turns flat; must be below 1.
+
+    Returns
+    -------
+    ndarray of float (a numpy float for scalar input)
+    """
+    s = _ramp_corner(s)
+    m = _margin(m)
+    return _out(-((m > s) & (m <= 1.0)).astype(np.float64))
+
+
+def _ramp_corner(s):
+    if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
+        raise TypeError(f"s must be a real number; got {type(s).__name__}.")
+    if not np.isfinite(s) or s >= 1:
+        raise ValueError(f"s must be a finite number below 1; got {s}.")
+    return float(s)
 
 
 #: name -> (loss, derivative with respect to the margin)

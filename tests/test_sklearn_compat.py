@@ -24,6 +24,7 @@ CASES = [
     ("perceptron", "AveragedPerceptron", {"max_iter": 5}, {"margin": [0.0, 1.0]}, False),
     ("perceptron", "LinearMachine", {"max_iter": 50}, {"update": ["max", "all"]}, True),
     ("pocket", "PocketPerceptron", {"max_iter": 20, "random_state": 0}, {"order": ["shuffle", "cyclic"]}, False),
+    ("ramp", "RampSVM", {}, {"C": [0.1, 1.0]}, False),
     ("least_squares", "LeastSquaresClassifier", {}, {"margins": ["ones", "fisher"]}, False),
     ("least_squares", "LeastSquaresClassifier", {"solver": "gd"}, {"max_iter": [50, 200]}, False),
     ("least_squares", "HoKashyap", {"max_iter": 200}, {"eta": [0.3, 0.7]}, False),
@@ -120,7 +121,7 @@ def _all_estimators():
 
     return [
         linclf.FisherLDA(), linclf.Perceptron(), linclf.VotedPerceptron(),
-        linclf.AveragedPerceptron(), linclf.LinearMachine(), linclf.PocketPerceptron(),
+        linclf.AveragedPerceptron(), linclf.LinearMachine(), linclf.PocketPerceptron(), linclf.RampSVM(),
         linclf.LeastSquaresClassifier(),
         linclf.LeastSquaresClassifier(solver="gd"), linclf.HoKashyap(max_iter=200),
         linclf.LogisticRegression(),
