@@ -272,3 +272,17 @@ def test_late_policy_arithmetic():
         parse_time("yesterday")
     with pytest.raises(ValueError, match="percentages"):
         LatePolicy("2026-03-01", per_day=150)
+
+
+@pytest.mark.parametrize("got, expected, ok", [
+    (True, True, True), (np.True_, True, True), (np.array([False]), False, True),
+    (np.False_, True, False), (1, True, False), ("True", True, False),
+    (3, 3, True), (np.int64(3), 3, True), (3.0, 3, True), (True, 1, False), (np.True_, 1, False), (4, 3, False),
+])
+def test_assert_equal_accepts_numpy_booleans_and_refuses_mixed_kinds(got, expected, ok):
+    from linclf.grading.framework import assert_equal
+    if ok:
+        assert_equal(got, expected, "x")
+    else:
+        with pytest.raises(AssertionError, match="x"):
+            assert_equal(got, expected, "x")

@@ -456,10 +456,15 @@ def assert_equal(got, expected, what="the result"):
     if expected_arr.ndim == 0:
         if isinstance(got, np.ndarray) and got.size == 1:
             got = got.reshape(())[()]
-        if not isinstance(got, (int, np.integer, float, np.floating)) or isinstance(got, bool) \
-                and not isinstance(expected, bool):
-            _fail(f"{what} should be {'a boolean' if isinstance(expected, bool) else 'an integer'}, "
-                  f"got {type_name(got)}")
+        if isinstance(expected, (bool, np.bool_)):
+            # numpy comparisons return np.bool_, which is not a Python bool: accept both
+            if not isinstance(got, (bool, np.bool_)):
+                _fail(f"{what} should be True or False, got {type_name(got)}")
+            if bool(got) != bool(expected):
+                _fail(f"{what}: expected {bool(expected)!r}, got {bool(got)!r}")
+            return bool(got)
+        if not isinstance(got, (int, np.integer, float, np.floating)) or isinstance(got, (bool, np.bool_)):
+            _fail(f"{what} should be an integer, got {type_name(got)}")
         if got != expected:
             _fail(f"{what}: expected {expected!r}, got {describe(got)}")
         return got

@@ -217,20 +217,10 @@ def _hk(got):
     return unpack(got, 3, "the result (a, beta, separable)")
 
 
-def _assert_flag(got, expected, what):
-    """A bool, a numpy bool or a one-element boolean array equal to ``expected``."""
-    if isinstance(got, np.ndarray) and got.size == 1:
-        got = got.reshape(())[()]
-    if not isinstance(got, (bool, np.bool_)):
-        raise AssertionError(f"{what} should be True or False, got {type(got).__name__}")
-    if bool(got) != expected:
-        raise AssertionError(f"{what}: expected {expected}, got {bool(got)}")
-
-
 @test("ho_kashyap", points=2)
 def test_hk_separable_after_moving_the_margins(f):
     a, beta, separable = _hk(f(X_HK, Y_HK))
-    _assert_flag(separable, True, "separable")
+    assert_equal(separable, True, "separable")
     a = as_array(a, (3,), "a")
     Z = Y_HK[:, None] * np.hstack([X_HK, np.ones((8, 1))])
     if not np.all(Z @ a > 0):
@@ -243,7 +233,7 @@ def test_hk_separable_after_moving_the_margins(f):
 @test("ho_kashyap", points=2)
 def test_hk_proves_non_separability(f):
     a, beta, separable = _hk(f(X_NS, Y_NS))
-    _assert_flag(separable, False, "separable")
+    assert_equal(separable, False, "separable")
     assert_close(a, [0.4166830263556527, 0.2273508135401388, 0.5170261525963877], "a", rtol=1e-6)
     assert_close(beta, [1.0, 1.0, 1.0, 1.0, 1.361873848539441, 1.0, 1.0], "beta", rtol=1e-6)
 
@@ -252,7 +242,7 @@ def test_hk_proves_non_separability(f):
 def test_hk_xor_at_the_first_step(f):
     X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
     a, beta, separable = _hk(f(X, np.array([-1.0, -1.0, 1.0, 1.0])))
-    _assert_flag(separable, False, "separable")
+    assert_equal(separable, False, "separable")
     assert_close(a, [0.0, 0.0, 0.0], "a", atol=1e-9)
     assert_close(beta, [1.0, 1.0, 1.0, 1.0], "beta")
 
