@@ -12,8 +12,9 @@ from linclf.grading.framework import assert_expr, unpack
 from linclf.grading.sets.softmax import check_null_vector, check_sum_of_squares
 
 
-def softmax_rows(F):
-    E = np.exp(F - F.max(axis=1, keepdims=True))
+# the stub calls the score matrix F; Z here because tests/test_grader_imports.py patches this line
+def softmax_rows(Z):
+    E = np.exp(Z - Z.max(axis=1, keepdims=True))
     return E / E.sum(axis=1, keepdims=True)
 
 
