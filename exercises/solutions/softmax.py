@@ -113,3 +113,45 @@ WRONG = {
         "sign error": _proof_wrong("sign error"),
     },
 }
+
+
+def _gd_experiment(X, y, c, eta=0.1, mean=True, intercept=True, infimum_is_loss=False, present_only=False):
+    Xt = np.column_stack([X, np.ones(len(X))]) if intercept else X
+    labels = np.unique(y) if present_only else np.arange(c)
+    T = (y[:, None] == labels[None, :]).astype(float)
+    W = np.zeros((Xt.shape[1], T.shape[1]))
+    norms = []
+    for t in range(1, 1001):
+        G = -Xt.T @ (T - softmax_rows(Xt @ W))
+        W = W - eta * (G / len(X) if mean else G)
+        if t in (10, 100, 1000):
+            norms.append(float(np.linalg.norm(W)))
+    P = softmax_rows(Xt @ W)
+    loss = float(-np.mean(np.log(np.sum(T * P, axis=1))))
+    # separable data: scaling a separating W drives every -log p_{n, y_n} to 0, never reached
+    return norms, loss, (loss if infimum_is_loss else 0.0)
+
+
+def softmax_separable_experiment(X, y, c):
+    return _gd_experiment(X, y, c)
+
+
+@test("softmax.softmax_separable_experiment", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_a_class_absent(f):
+    """c = 3 but no sample of class 1: its column still moves (its probabilities are pushed to 0)."""
+    from linclf.grading.framework import assert_close
+
+    X = np.array([[-2.0, 0.5], [-1.5, -0.5], [2.0, 0.0], [2.5, 1.0], [1.5, -1.0]])
+    y = np.array([0, 0, 2, 2, 2])
+    norms_ref, loss_ref, _ = softmax_separable_experiment(X, y, 3)
+    norms, loss, infimum = unpack(f(X, y, 3), 3, "the result")
+    assert_close(norms, norms_ref, "norms", rtol=1e-6)
+    assert_close(loss, loss_ref, "loss", rtol=1e-6)
+    assert_close(infimum, 0.0, "infimum", atol=1e-9)
+
+
+WRONG["softmax_separable_experiment"] = {
+    "the loss reached taken for the infimum": lambda X, y, c: _gd_experiment(X, y, c, infimum_is_loss=True),
+    "sum instead of mean": lambda X, y, c: _gd_experiment(X, y, c, mean=False),
+    "no intercept column": lambda X, y, c: _gd_experiment(X, y, c, intercept=False),
+}

@@ -156,6 +156,62 @@ return None  # replace None by the tuple (quad, sos, v_null)""",
 )
 
 
+def _separable_three_classes(rng, n=12):
+    """A student's own data: n points of c = 3 classes, two decimals, separable by a linear machine."""
+    while True:
+        angles = rng.uniform(0, 2 * np.pi) + np.array([0.0, 2.1, 4.2]) + rng.uniform(-0.3, 0.3, 3)
+        centres = 2.0 * np.column_stack([np.cos(angles), np.sin(angles)])
+        y = np.concatenate([np.arange(3), rng.integers(0, 3, n - 3)])
+        X = np.round(centres[y] + rng.normal(0.0, 0.5, (n, 2)), 2)
+        norms, _ = gradient_descent_norms(X, y, 3)
+        if norms is not None:
+            order = rng.permutation(n)
+            return {"X": X[order], "y": y[order], "c": 3}
+
+
+def gradient_descent_norms(X, y, c, eta=0.1, steps=(10, 100, 1000)):
+    """Plain gradient descent on the unpenalised cross-entropy with linclf's own gradient (the
+    trusted twin): the norms ||W||_F after the given steps and the loss at the last one; (None,
+    None) when the last iterate does not separate the data."""
+    from linclf.softmax import softmax_loss_and_grad
+
+    T = np.eye(c)[y]
+    W, b = np.zeros((c, X.shape[1])), np.zeros(c)
+    norms, loss = [], None
+    for t in range(1, max(steps) + 1):
+        _, gW, gb = softmax_loss_and_grad(W, b, X, T)
+        W, b = W - eta * gW, b - eta * gb
+        if t in steps:
+            norms.append(float(np.sqrt(np.sum(W**2) + np.sum(b**2))))
+    loss = softmax_loss_and_grad(W, b, X, T)[0]
+    if not np.all(np.argmax(X @ W.T + b, axis=1) == y):
+        return None, None
+    return norms, float(loss)
+
+
+SET.exercise(
+    "softmax_separable_experiment",
+    title="Separable data: the weights run away (your own data)",
+    signature="def softmax_separable_experiment(X, y, c):",
+    kind="experiment",
+    variant=_separable_three_classes,
+    hidden_tests=1,
+    doc=r"""
+    Run plain gradient descent on the unpenalised mean cross-entropy R(W)
+    of softmax regression with c classes on (X, y), labels 0, ..., c - 1:
+    W of shape (d + 1, c) acts on the augmented samples x_tilde = (x, 1),
+    starts at W = 0, and takes steps W <- W - 0.1 * grad R(W).
+
+    Returns
+    -------
+    (norms, loss, infimum) : list of 3 floats, float, float
+        The Frobenius norms ||W|| after 10, 100 and 1000 steps, R(W)
+        after 1000 steps, and the infimum of R over all W (a number you
+        find by reasoning, not by running).  Is the infimum attained?
+    """,
+)
+
+
 @test("softmax_rows", points=1)
 def test_small_scores(f):
     F = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])
@@ -322,3 +378,39 @@ def test_sum_of_squares_four_classes(f):
 def test_null_direction(f):
     _, _, v = _proof(f, 3)
     check_null_vector(v, 3, "v_null (c = 3)")
+
+
+# --------------------------------------------------------------------------
+# the separable experiment
+# --------------------------------------------------------------------------
+# three classes on a line, two points each: a linear machine separates them
+X_LINE = np.array([[-2.0, 0.5], [-1.5, -0.5], [0.0, 0.5], [0.5, -0.5], [2.0, 0.0], [2.5, 1.0]])
+Y_LINE = np.array([0, 0, 1, 1, 2, 2])
+
+
+def _experiment(f, X, y, c):
+    norms, loss, infimum = unpack(f(X, y, c), 3, "the result (norms, loss, infimum)")
+    return as_array(norms, (3,), "norms"), loss, infimum
+
+
+@test("softmax_separable_experiment", points=1)
+def test_experiment_three_classes_on_a_line(f):
+    norms, loss, infimum = _experiment(f, X_LINE, Y_LINE, 3)
+    assert_close(norms, [0.6572272384750025, 2.368184077630146, 6.260057155116305], "norms", rtol=1e-6)
+    assert_close(loss, 0.036584235406591704, "loss after 1000 steps", rtol=1e-6)
+
+
+@test("softmax_separable_experiment", points=1)
+def test_experiment_infimum(f):
+    _, _, infimum = _experiment(f, X_LINE, Y_LINE, 3)
+    assert_close(infimum, 0.0, "the infimum of R", atol=1e-9)
+
+
+@test("softmax_separable_experiment", points=2, variant=True)
+def test_experiment_on_your_own_data(f, data):
+    """Expected values from gradient descent with linclf's softmax_loss_and_grad (the trusted twin)."""
+    norms_ref, loss_ref = gradient_descent_norms(data["X"], data["y"], data["c"])
+    norms, loss, infimum = _experiment(f, data["X"], data["y"], data["c"])
+    assert_close(norms, norms_ref, "norms on your data", rtol=1e-6)
+    assert_close(loss, loss_ref, "loss after 1000 steps on your data", rtol=1e-6)
+    assert_close(infimum, 0.0, "the infimum of R", atol=1e-9)
