@@ -1,7 +1,14 @@
-"""Reference solutions: exercise set "losses" (instructor material, not for students)."""
+"""Reference solutions: exercise set "losses" (instructor material, not for students).
+
+Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong answers
+(``WRONG``, which the test suite proves to lose points).
+"""
 
 import numpy as np
 import sympy as sp
+
+from linclf.grading import test
+from linclf.grading.framework import _fail, as_array, assert_expr, unpack
 
 
 def hinge_subgradient(w, b, X, y, lam=0.0):
@@ -25,3 +32,174 @@ def exp_loss_minimizer():
     risk = p * sp.exp(-f) + q * sp.exp(f)
     (f_star,) = sp.solve(sp.diff(risk, f), f)
     return f_star
+
+
+def conditional_risk_minimiser(loss):
+    q = sp.Symbol("q", positive=True)
+    if loss == "quartic":
+        # q (1 - f)^3 = (1 - q)(1 + f)^3  =>  (1 - f)/(1 + f) = ((1 - q)/q)^(1/3)
+        r = ((1 - q) / q) ** sp.Rational(1, 3)
+    elif loss == "cubic_hinge":
+        # on [-1, 1] both terms are cubes: q (1 - f)^2 = (1 - q)(1 + f)^2; outside, one term
+        # vanishes and the other grows away from the interval
+        r = sp.sqrt((1 - q) / q)
+    elif loss == "savage":
+        # with s = sigma(f): q (1 - s)^2 + (1 - q) s^2, minimised at s = q: the log-odds
+        return sp.log(q / (1 - q))
+    else:
+        raise ValueError(f"unknown loss {loss!r}")
+    return sp.simplify((1 - r) / (1 + r))
+
+
+def pegasos(X, y, lam, n_iter=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    N, d = X.shape
+    w = np.zeros(d)
+    radius = 1.0 / np.sqrt(lam)
+    for t in range(1, n_iter + 1):
+        i = rng.integers(N)
+        eta = 1.0 / (lam * t)
+        violated = y[i] * (X[i] @ w) < 1          # evaluated before the step
+        w = (1.0 - eta * lam) * w
+        if violated:
+            w = w + eta * y[i] * X[i]
+        norm = np.linalg.norm(w)
+        if norm > radius:
+            w = w * (radius / norm)
+    return w
+
+
+def hinge_form_error():
+    C, N = sp.symbols("C N", positive=True)
+    # sum hinge + 1/(2C) ||w||^2 = (1/C)(1/2 ||w||^2 + C sum xi); dividing by N as well gives
+    # the mean form with lam/2 = 1/(2CN)
+    return 3, 1 / C, 1 / (C * N)
+
+
+# --------------------------------------------------------------------------
+# hidden tests
+# --------------------------------------------------------------------------
+@test("losses.conditional_risk_minimiser", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_cubic_hinge_and_the_midpoint(f):
+    """The third loss, checked symbolically; every minimiser vanishes at q = 1/2."""
+    q = sp.Symbol("q", positive=True)
+    assert_expr(f("cubic_hinge"), str(conditional_risk_minimiser("cubic_hinge")), ["q"],
+                "f*(q) of the cubic hinge", positive=["q"])
+    from linclf.grading.sets.losses import check_function_of_q
+
+    for loss in ("quartic", "cubic_hinge", "savage"):
+        exact = conditional_risk_minimiser(loss)
+        check_function_of_q(f(loss), [float(exact.subs(q, sp.Rational(str(v)))) for v in
+                                      (0.05, 0.2, 0.5, 0.65, 0.9)], f"f*(q) of {loss}")
+
+
+def _svm_optimum(X, y, lam):
+    """min F via its box-constrained dual (no intercept, so no equality constraint),
+    maximised by exact coordinate steps: 0 <= alpha_i <= C = 1/(lam N), w = sum alpha_i y_i x_i."""
+    N = len(y)
+    C = 1.0 / (lam * N)
+    Z = y[:, None] * X
+    sq = np.einsum("ij,ij->i", Z, Z)
+    alpha, v = np.zeros(N), np.zeros(X.shape[1])
+    for _ in range(20_000):
+        largest = 0.0
+        for i in range(N):
+            if sq[i] == 0:
+                continue
+            new = min(max(alpha[i] - (Z[i] @ v - 1.0) / sq[i], 0.0), C)
+            v += (new - alpha[i]) * Z[i]
+            largest = max(largest, abs(new - alpha[i]))
+            alpha[i] = new
+        if largest < 1e-13:
+            break
+    return v
+
+
+def _objective(w, X, y, lam):
+    return float(lam / 2 * w @ w + np.maximum(0.0, 1.0 - y * (X @ w)).mean())
+
+
+@test("losses.pegasos", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_one_class_and_huge_lam(f):
+    """Only positive labels present; and lam = 100, where the minimiser is nearly 0."""
+    rng = np.random.default_rng(21)
+    X = np.round(np.column_stack([rng.normal(1.0, 1.0, (30, 2)), np.ones(30)]), 2)
+    y = np.ones(30)
+    for lam, n_iter, factor in ((0.1, 4000, 1.03), (100.0, 1000, 1.001)):
+        w = as_array(f(X, y, lam, n_iter=n_iter, seed=3), (3,), "w")
+        got, best = _objective(w, X, y, lam), _objective(_svm_optimum(X, y, lam), X, y, lam)
+        if not got <= factor * best:
+            _fail(f"F(w) = {got:.6g}, minimum {best:.6g} (lam = {lam})")
+        if np.linalg.norm(w) > 1 / np.sqrt(lam) + 1e-9:
+            _fail("w outside the ball")
+
+
+@test("losses.hinge_form_error", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_mean_form_lambda(f):
+    """Not 1/(2C) (the summed form's), not 1/C: the mean divides by N as well."""
+    _, _, lam_mean = unpack(f(), 3, "the result")
+    assert_expr(lam_mean, "1/(C*N)", ["C", "N"], "lam_mean", positive=["C", "N"])
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers
+# --------------------------------------------------------------------------
+def _minimiser_wrong(kind):
+    def wrong(loss):
+        q = sp.Symbol("q", positive=True)
+        if kind == "half log-odds":
+            return sp.log(q / (1 - q)) / 2
+        if kind == "2q - 1":
+            return 2 * q - 1
+        return -conditional_risk_minimiser(loss)          # q and 1 - q swapped
+    return wrong
+
+
+def _pegasos_wrong(kind):
+    def wrong(X, y, lam, n_iter=1000, seed=0):
+        rng = np.random.default_rng(seed)
+        N, d = X.shape
+        w = np.zeros(d)
+        for t in range(1, n_iter + 1):
+            i = rng.integers(N)
+            eta = 1.0 / (lam * t)
+            m = y[i] * (X[i] @ w)
+            violated = m <= 0 if kind == "mistakes only" else m < 1
+            if kind != "no shrinkage":
+                w = (1.0 - eta * lam) * w
+            if violated:
+                w = w + eta * y[i] * X[i]
+            norm = np.linalg.norm(w)
+            if norm > 1 / np.sqrt(lam):
+                w = w / (norm * np.sqrt(lam))
+        return w
+    return wrong
+
+
+def _form_wrong(kind):
+    def wrong():
+        C, N = sp.symbols("C N", positive=True)
+        if kind == "the source's factor":
+            return 3, sp.Rational(1, 2), 1 / (2 * C)
+        if kind == "blames step 4":
+            return 4, 1 / C, 1 / (C * N)
+        return 3, C, 1 / (2 * C)                          # the factor inverted
+    return wrong
+
+
+WRONG = {
+    "conditional_risk_minimiser": {
+        "half the log-odds for every loss": _minimiser_wrong("half log-odds"),
+        "the squared loss's 2q - 1 for every loss": _minimiser_wrong("2q - 1"),
+        "q and 1 - q swapped": _minimiser_wrong("swapped"),
+    },
+    "pegasos": {
+        "no shrinkage (the lam w term forgotten)": _pegasos_wrong("no shrinkage"),
+        "updates on mistakes only (the perceptron's condition)": _pegasos_wrong("mistakes only"),
+    },
+    "hinge_form_error": {
+        "keeps the source's 1/2": _form_wrong("the source's factor"),
+        "blames step 4": _form_wrong("blames step 4"),
+        "factor inverted": _form_wrong("inverted"),
+    },
+}

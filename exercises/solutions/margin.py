@@ -1,7 +1,14 @@
-"""Reference solutions: exercise set "margin" (instructor material, not for students)."""
+"""Reference solutions: exercise set "margin" (instructor material, not for students).
+
+Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong answers
+(``WRONG``, which the test suite proves to lose points).
+"""
 
 import numpy as np
 import sympy as sp
+
+from linclf.grading import test
+from linclf.grading.framework import assert_expr, unpack
 
 
 def geometric_margin(X, y, w, b):
@@ -34,3 +41,102 @@ def two_point_svm():
     w = a_star * (p - q)
     b = 1 - w.dot(p)                  # p is a support vector: w.p + b = 1
     return sp.Matrix([w[0], w[1], sp.simplify(b)])
+
+
+def support_vector_indices(X, y, alpha, C, tol=1e-6):
+    # a support vector is defined by its multiplier (alpha_i > 0), not by where it lies: a point
+    # on the margin with alpha_i = 0 is not one; "0" and "C" are meant up to the solver's tol
+    sv = np.flatnonzero(alpha > tol)
+    at_bound = alpha[sv] >= C - tol
+    return sv, sv[~at_bound], sv[at_bound]
+
+
+def alpha_margin_identity():
+    gamma, w_norm, C = sp.symbols("gamma w_norm C", positive=True)
+    xi_sum = sp.Symbol("xi_sum", nonnegative=True)
+    # ||w||^2 = sum_i alpha_i y_i w.x_i                        (w = sum alpha_i y_i x_i)
+    #         = sum_i alpha_i (1 - xi_i - y_i b)               (alpha_i [y_i f(x_i) - 1 + xi_i] = 0)
+    #         = sum_i alpha_i - sum_i alpha_i xi_i             (sum alpha_i y_i = 0)
+    #         = sum_i alpha_i - C sum_i xi_i                   (xi_i > 0 => mu_i = 0 => alpha_i = C)
+    soft = w_norm**2 + C * xi_sum
+    hard = soft.subs({xi_sum: 0, w_norm: 1 / gamma})
+    dual_value = soft - w_norm**2 / 2          # W = sum alpha - 1/2 ||w||^2: the primal value
+    return hard, soft, dual_value
+
+
+# --------------------------------------------------------------------------
+# hidden tests
+# --------------------------------------------------------------------------
+# three collinear points on the positive margin x1 = 2 (w = (1, 0), b = -1), two of them
+# with alpha = 0; multipliers just inside the tolerance, and a tol given explicitly
+X_COL = np.array([[2.0, -1.0], [2.0, 0.0], [2.0, 1.0], [0.0, 0.0], [3.0, 2.0], [-1.0, 1.0]])
+Y_COL = np.array([1.0, 1.0, 1.0, -1.0, 1.0, -1.0])
+ALPHA_COL = np.array([0.0, 0.5, 5e-7, 0.5, 0.0, 0.0])
+
+
+@test("margin.support_vector_indices", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_collinear_margin_points_and_tol(f):
+    from linclf.grading.sets.margin import check_support_vectors
+
+    check_support_vectors(f(X_COL, Y_COL, ALPHA_COL, 1e6), [1, 3], [1, 3], [])
+    # with a stricter tolerance the multiplier 5e-7 counts, and 1 - 5e-7 is no longer at C = 1
+    alpha = np.array([0.0, 0.5, 5e-7, 0.5 + 5e-7, 0.0, 0.0])
+    check_support_vectors(f(X_COL, Y_COL, alpha, 0.5 + 1e-6, tol=1e-9), [1, 2, 3], [1, 2, 3], [])
+    check_support_vectors(f(X_COL, Y_COL, alpha, 0.5 + 1e-6, tol=1e-5), [1, 3], [], [1, 3])
+
+
+@test("margin.alpha_margin_identity", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_zero_duality_gap(f):
+    """W(alpha*) equals the primal value 1/2 ||w*||^2 + C sum xi*."""
+    _, _, dual_value = unpack(f(), 3, "the result")
+    names = ["gamma", "w_norm", "C", "xi_sum"]
+    assert_expr(dual_value, "w_norm**2/2 + C*xi_sum", names, "dual_value", positive=names)
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers
+# --------------------------------------------------------------------------
+def _sv_wrong(kind):
+    def wrong(X, y, alpha, C, tol=1e-6):
+        if kind == "no tolerance":
+            sv = np.flatnonzero(alpha > 0)
+            bound = alpha[sv] >= C
+            return sv, sv[~bound], sv[bound]
+        if kind == "bound counted as margin":
+            sv = np.flatnonzero(alpha > tol)
+            return sv, sv, sv[alpha[sv] >= C - tol]
+        # geometry instead of the multipliers: every point with y f(x) <= 1
+        w = (alpha * y) @ X
+        free = (alpha > tol) & (alpha < C - tol)
+        b = np.mean(y[free] - X[free] @ w)
+        m = y * (X @ w + b)
+        sv = np.flatnonzero(m <= 1 + 1e-6)
+        bound = m[sv] < 1 - 1e-6
+        return sv, sv[~bound], sv[bound]
+    return wrong
+
+
+def _identity_wrong(kind):
+    def wrong():
+        gamma, w_norm, C = sp.symbols("gamma w_norm C", positive=True)
+        xi_sum = sp.Symbol("xi_sum", nonnegative=True)
+        if kind == "forgot the slack":
+            return 1 / gamma**2, w_norm**2, w_norm**2 / 2
+        if kind == "slack with the wrong sign":
+            return 1 / gamma**2, w_norm**2 - C * xi_sum, w_norm**2 / 2 - C * xi_sum
+        return 1 / gamma, w_norm + C * xi_sum, w_norm / 2 + C * xi_sum   # gamma not squared
+    return wrong
+
+
+WRONG = {
+    "support_vector_indices": {
+        "alpha > 0 without tolerance": _sv_wrong("no tolerance"),
+        "points with y f(x) <= 1 (geometry)": _sv_wrong("geometry"),
+        "bound vectors counted as margin vectors": _sv_wrong("bound counted as margin"),
+    },
+    "alpha_margin_identity": {
+        "forgot the slack": _identity_wrong("forgot the slack"),
+        "slack with the wrong sign": _identity_wrong("slack with the wrong sign"),
+        "norms not squared": _identity_wrong("not squared"),
+    },
+}

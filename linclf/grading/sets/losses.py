@@ -1,12 +1,16 @@
-"""Exercise set "losses" (chapter 11): the hinge subgradient, a stable logistic loss, a risk minimiser.
+"""Exercise set "losses" (chapter 11): the hinge subgradient, a stable logistic loss, what the
+losses estimate, Pegasos, and a source's erratum on the hinge form of the SVM.
 
-Losses are functions of the margin m = y f(x) with labels y in {-1, +1}.
-Expected values are literals computed once from the reference solutions.
+Losses are functions of the margin m = y f(x) with labels y in {-1, +1}; q = P(y = +1 | x) is
+the true conditional probability (appendices/notation.md).  Expected values are literals
+computed once from the reference solutions, except Pegasos's, which are graded by behaviour
+against linclf.LinearSVM's optimum (the trusted twin).
 """
 
 import numpy as np
 
-from ..framework import ExerciseSet, assert_close, assert_expr, test, unpack
+from ..framework import (ExerciseSet, _fail, as_array, assert_close, assert_equal,
+                         assert_expr, test, unpack)
 
 SET = ExerciseSet("losses", "Loss functions", "11_losses", preamble="import numpy as np\nimport sympy as sp\n")
 
@@ -14,12 +18,13 @@ SET.exercise(
     "hinge_subgradient",
     title="The regularised hinge loss and a subgradient",
     signature="def hinge_subgradient(w, b, X, y, lam=0.0):",
+    kind="formula",
     doc=r"""
     J(w, b) = mean_i max(0, 1 - y_i (w @ x_i + b)) + (lam / 2) ||w||^2
-    (the bias is not penalised) and a subgradient (g_w, g_b).  At the kink
-    y_i (w @ x_i + b) = 1 use the slope of the violating side: sample i
-    contributes -y_i x_i / n to g_w and -y_i / n to g_b whenever its margin
-    is <= 1.  Vectorise.
+    over the N samples (the bias is not penalised) and a subgradient
+    (g_w, g_b).  At the kink y_i (w @ x_i + b) = 1 use the slope of the
+    violating side: sample i contributes -y_i x_i / N to g_w and -y_i / N
+    to g_b whenever its margin is <= 1.  Vectorise.
 
     Returns
     -------
@@ -31,6 +36,7 @@ SET.exercise(
     "logistic_loss_bits",
     title="The logistic loss in bits, for any margin",
     signature="def logistic_loss_bits(m):",
+    kind="formula",
     doc=r"""
     log2(1 + exp(-m)) elementwise: the logistic loss scaled so that it is 1
     at m = 0 and lies above the zero-one loss.  Accurate and finite for any
@@ -50,14 +56,110 @@ SET.exercise(
     "exp_loss_minimizer",
     title="What the exponential loss estimates, symbolically",
     signature="def exp_loss_minimizer():",
+    kind="formula",  # the chapter displays f* = ln(q / (1 - q)) / 2
     doc=r"""
-    At a point x where P(y = +1 | x) = p and P(y = -1 | x) = q, the expected
-    exponential loss of the score f is R(f) = p exp(-f) + q exp(f).  Return
-    the minimiser f* as a sympy expression in p and q (both positive; keep q,
-    do not replace it by 1 - p).
+    At a point x, write the two class probabilities as p = P(y = +1 | x)
+    (the chapter's q) and q = P(y = -1 | x), so that the expected
+    exponential loss of the score f is R(f) = p exp(-f) + q exp(f).
+    Return the minimiser f* as a sympy expression in p and q (both
+    positive; keep both, do not replace one by 1 minus the other).
     """,
     stub="""p, q = sp.symbols("p q", positive=True)
 return None  # replace None by your expression""",
+)
+
+SET.exercise(
+    "conditional_risk_minimiser",
+    title="What three other losses estimate",
+    signature="def conditional_risk_minimiser(loss):",
+    kind="derivation",
+    hidden_tests=1,
+    doc=r"""
+    At a point x with q = P(y = +1 | x), the conditional risk of the score
+    f under the margin loss l is q l(f) + (1 - q) l(-f).  Return its
+    global minimiser f*(q), for 0 < q < 1, as a sympy expression in q, for
+
+        loss = "quartic"      l(m) = (1 - m)**4
+        loss = "cubic_hinge"  l(m) = max(0, 1 - m)**3
+        loss = "savage"       l(m) = 1 / (1 + exp(m))**2   (not convex)
+
+    Parameters
+    ----------
+    loss : str, one of the three names above
+
+    Returns
+    -------
+    sympy expression in q
+    """,
+    stub="""q = sp.Symbol("q", positive=True)
+return None  # replace None by f*(q) for the given loss""",
+)
+
+SET.exercise(
+    "pegasos",
+    title="Pegasos: a linear SVM by stochastic subgradient steps",
+    signature="def pegasos(X, y, lam, n_iter=1000, seed=0):",
+    kind="implementation",
+    hidden_tests=1,
+    doc=r"""
+    Minimise F(w) = (lam / 2) ||w||^2 + (1/N) sum_i max(0, 1 - y_i w @ x_i)
+    by Pegasos (Shalev-Shwartz et al.).  The model is f(x) = w @ x with no
+    separate intercept (a constant column of X, if any, is penalised like
+    every other weight).  The contract:
+
+    * start from w = 0;
+    * at step t = 1, ..., n_iter draw one index i_t uniformly, with
+      rng = np.random.default_rng(seed) and i_t = rng.integers(N);
+    * take a subgradient step with step size eta_t = 1 / (lam * t) on the
+      objective of that one sample, (lam / 2) ||w||^2 + max(0, 1 - y_i w @ x_i);
+    * then project w onto the ball ||w|| <= 1 / sqrt(lam), which contains
+      the minimiser;
+    * return the last iterate.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    y : ndarray of shape (N,), labels in {-1, +1}
+    lam : float > 0
+    n_iter : int
+    seed : int
+
+    Returns
+    -------
+    w : ndarray of shape (d,)
+    """,
+)
+
+SET.exercise(
+    "hinge_form_error",
+    title="Find the error: the hinge form of the soft-margin SVM",
+    signature="def hinge_form_error():",
+    kind="find-the-error",
+    hidden_tests=1,
+    doc=r"""
+    A source rewrites the soft-margin SVM as a regularised hinge loss:
+
+      (1) The primal is min 1/2 ||w||^2 + C sum_i xi_i subject to
+          xi_i >= 1 - y_i f(x_i) and xi_i >= 0.
+      (2) At the optimum xi_i = max(0, 1 - y_i f(x_i)), so the primal is
+          min 1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i)).
+      (3) With lam = 1 / (2C),
+          sum_i max(0, 1 - y_i f(x_i)) + lam ||w||^2
+              = 1/2 (1/2 ||w||^2 + C sum_i xi_i).
+      (4) A positive factor does not change the minimiser: the hinge form
+          and the SVM have the same solution.
+
+    Return the number of the first wrong step, the correct factor in its
+    place (a sympy expression in C), and, for the book's form with a mean,
+    (1/N) sum_i max(0, 1 - y_i f(x_i)) + (lam / 2) ||w||^2, the lam (in C
+    and N) that gives the SVM's solution.
+
+    Returns
+    -------
+    (step, factor, lam_mean) : int, sympy expression, sympy expression
+    """,
+    stub="""C, N = sp.symbols("C N", positive=True)
+return None  # replace None by the tuple (step, factor, lam_mean)""",
 )
 
 # margins y (w @ x + b) = [1, 0.5, 0, 1.5, 1.5]: one point exactly at the kink, one on the boundary
@@ -107,3 +209,120 @@ def test_extreme_margins(f):
 @test("exp_loss_minimizer", points=2)
 def test_minimizer(f):
     assert_expr(f(), "log(p/q)/2", ["p", "q"], "f*", positive=["p", "q"])
+
+
+# --------------------------------------------------------------------------
+# what the losses estimate: f*(q) compared at a few probabilities
+# --------------------------------------------------------------------------
+Q_POINTS = (0.05, 0.2, 0.5, 0.65, 0.9)
+
+
+def check_function_of_q(got, expected, what):
+    """``got`` (sympy text in q) takes the ``expected`` values at ``Q_POINTS``."""
+    import sympy as sp
+
+    from ..symbolic import UnsafeExpression, parse_expr_safely
+
+    if got is None or not isinstance(got, str):
+        _fail(f"{what} should be a sympy expression in q, got {type(got).__name__}")
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression as exc:
+        _fail(f"{what} could not be read: {exc}")
+    extra = sorted(s.name for s in getattr(expr, "free_symbols", set()) if s.name != "q")
+    if extra or isinstance(expr, sp.MatrixBase):
+        _fail(f"{what} should be a scalar expression in q only; it uses {extra}")
+    for q, value in zip(Q_POINTS, expected):
+        try:
+            v = complex(expr.xreplace({sp.Symbol("q"): sp.Rational(str(q))}).evalf(30))
+        except (TypeError, ValueError, ArithmeticError):
+            _fail(f"{what} cannot be evaluated at q = {q}")
+        if abs(v.imag) > 1e-12 or abs(v.real - value) > 1e-9 * (1 + abs(value)):
+            _fail(f"{what}: at q = {q} expected {value:.10g}, got {v.real if abs(v.imag) <= 1e-12 else v}")
+
+
+@test("conditional_risk_minimiser", points=2)
+def test_quartic_loss(f):
+    check_function_of_q(f("quartic"), [-0.4548034289819951, -0.22702358087138125, 0.0, 0.10280867053387284,
+                                       0.3506670224259358], "f*(q) of the quartic loss")
+
+
+@test("conditional_risk_minimiser", points=2)
+def test_savage_loss(f):
+    check_function_of_q(f("savage"), [-2.9444389791664403, -1.3862943611198906, 0.0, 0.6190392084062234,
+                                      2.1972245773362196], "f*(q) of the Savage loss")
+
+
+# --------------------------------------------------------------------------
+# Pegasos, graded by behaviour against linclf's optimum
+# --------------------------------------------------------------------------
+def _two_clouds(seed, n=40, shift=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) + shift * np.repeat([[1.0, 1.0], [-1.0, -1.0]], n // 2, axis=0)
+    return np.round(np.column_stack([X, np.ones(n)]), 2), np.repeat([1.0, -1.0], n // 2)
+
+
+def svm_objective(w, X, y, lam):
+    return float(lam / 2 * w @ w + np.maximum(0.0, 1.0 - y * (X @ w)).mean())
+
+
+def optimum_by_linclf(X, y, lam):
+    """min F by linclf's dual coordinate descent (C = 1/(lam N)); its own intercept made negligible."""
+    from linclf.linear_svm import LinearSVM
+
+    model = LinearSVM(C=1.0 / (lam * len(y)), solver="dcd", intercept_scaling=1e-6, tol=1e-9,
+                      max_iter=100_000, random_state=0).fit(X, y)
+    return model.coef_[0]
+
+
+def check_pegasos(f, X, y, lam, n_iter, factor, seed=0):
+    w = as_array(f(X, y, lam, n_iter=n_iter, seed=seed), (X.shape[1],), "w")
+    w_opt = optimum_by_linclf(X, y, lam)
+    got, best = svm_objective(w, X, y, lam), svm_objective(w_opt, X, y, lam)
+    if got > factor * best:
+        _fail(f"F(w) = {got:.6g} after {n_iter} steps, but the minimum is {best:.6g} (lam = {lam}); "
+              f"expected at most {factor} times the minimum")
+    if np.linalg.norm(w) > 1 / np.sqrt(lam) + 1e-9:
+        _fail(f"||w|| = {np.linalg.norm(w):.6g} lies outside the ball of radius 1/sqrt(lam) = {1 / np.sqrt(lam):.6g}")
+    return w, w_opt
+
+
+@test("pegasos", points=2)
+def test_pegasos_moderate_regularisation(f):
+    X, y = _two_clouds(11)
+    w, w_opt = check_pegasos(f, X, y, 0.1, 3000, 1.02)
+    acc, acc_opt = np.mean(np.sign(X @ w) == y), np.mean(np.sign(X @ w_opt) == y)
+    if acc < acc_opt - 0.05:
+        _fail(f"training accuracy {acc:.3f}, the SVM's is {acc_opt:.3f}")
+
+
+@test("pegasos", points=1)
+def test_pegasos_weak_regularisation(f):
+    X, y = _two_clouds(12, n=60, shift=0.8)
+    check_pegasos(f, X, y, 0.01, 5000, 1.06)
+
+
+@test("pegasos", points=1)
+def test_pegasos_strong_regularisation(f):
+    """With a large lam the minimiser is a short w; the steps must shrink w."""
+    X, y = _two_clouds(13)
+    check_pegasos(f, X, y, 10.0, 2000, 1.01)
+
+
+# --------------------------------------------------------------------------
+# find the error: the hinge form
+# --------------------------------------------------------------------------
+def _hinge_form(f):
+    return unpack(f(), 3, "the result (step, factor, lam_mean)")
+
+
+@test("hinge_form_error", points=1)
+def test_first_wrong_step(f):
+    step, _, _ = _hinge_form(f)
+    assert_equal(step, 3, "step")
+
+
+@test("hinge_form_error", points=2)
+def test_corrected_factor(f):
+    _, factor, _ = _hinge_form(f)
+    assert_expr(factor, "1/C", ["C", "N"], "factor", positive=["C", "N"])

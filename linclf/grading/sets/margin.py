@@ -1,12 +1,15 @@
-"""Exercise set "margin" (chapter 7): functional and geometric margins, the canonical hyperplane.
+"""Exercise set "margin" (chapter 7): functional and geometric margins, the canonical hyperplane,
+support vectors, and what the multipliers add up to.
 
-Labels are -1/+1 and f(x) = w @ x + b.  Expected values are literals computed
-once from the reference solutions.
+Labels are -1/+1 and f(x) = w @ x + b (appendices/notation.md).  Expected values are
+literals computed once from the reference solutions; the variant test checks the
+student's own data against the definitions.
 """
 
 import numpy as np
 
-from ..framework import ExerciseSet, assert_close, assert_expr, assert_raises, test, unpack
+from ..framework import (ExerciseSet, _fail, as_array, assert_close, assert_equal, assert_expr,
+                         assert_raises, test, unpack)
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -15,6 +18,7 @@ SET.exercise(
     "geometric_margin",
     title="The geometric margin of a hyperplane",
     signature="def geometric_margin(X, y, w, b):",
+    kind="formula",
     doc=r"""
     The geometric margin of (w, b) on the training set:
     gamma = min_i y_i (w @ x_i + b) / ||w||.
@@ -23,8 +27,8 @@ SET.exercise(
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
-    y : ndarray of shape (n,), labels in {-1, +1}
+    X : ndarray of shape (N, d)
+    y : ndarray of shape (N,), labels in {-1, +1}
     w : ndarray of shape (d,), not zero
     b : float
 
@@ -38,6 +42,7 @@ SET.exercise(
     "canonical_hyperplane",
     title="The canonical form of a separating hyperplane",
     signature="def canonical_hyperplane(X, y, w, b):",
+    kind="formula",
     doc=r"""
     Rescale a separating (w, b) so that min_i y_i (w @ x_i + b) = 1.
 
@@ -55,15 +60,17 @@ SET.exercise(
     "best_offset",
     title="The best line with a given normal",
     signature="def best_offset(X, y, u):",
+    kind="formula",
     doc=r"""
-    For the normal direction u (any length, not zero), the half-gap
-    rho = (min over positives of u_hat @ x_i - max over negatives of u_hat @ x_i) / 2
+    For the normal direction u (any length, not zero), the margin of that
+    direction, the half-gap
+    gamma_u = (min over positives of u_hat @ x_i - max over negatives of u_hat @ x_i) / 2
     with u_hat = u / ||u||, and the offset b of the line u_hat @ x + b = 0
-    that sits in the middle of the gap.  rho < 0 when u does not separate.
+    that sits in the middle of the gap.  gamma_u < 0 when u does not separate.
 
     Returns
     -------
-    (rho, b) : float, float
+    (gamma_u, b) : float, float
     """,
 )
 
@@ -71,14 +78,107 @@ SET.exercise(
     "two_point_svm",
     title="The SVM of two points, symbolically",
     signature="def two_point_svm():",
+    kind="derivation",
     doc=r"""
     One positive point p = (p1, p2) and one negative point q = (q1, q2).
-    Return the canonical maximum-margin hyperplane (w*, b*), for which
-    w* @ p + b* = 1 and w* @ q + b* = -1, as sp.Matrix([w1, w2, b]) in the
-    symbols p1, p2, q1, q2.
+    Return the maximum-margin hyperplane (w*, b*) in canonical form (the
+    closest points have functional margin 1) as sp.Matrix([w1, w2, b]) in
+    the symbols p1, p2, q1, q2.
     """,
     stub="""p1, p2, q1, q2 = sp.symbols("p1 p2 q1 q2", real=True)
 return None  # replace None by sp.Matrix([w1, w2, b])""",
+)
+
+def _soft_margin_solution(rng):
+    """A student's own soft-margin SVM: ten points, its multipliers, and one duplicated support vector.
+
+    The multipliers come from linclf.SVC (six decimals); the duplicate of a margin support
+    vector gets alpha = 0 (still optimal: it lies on the margin), and, as a solver returns
+    them, some zeros and some bounds carry rounding noise below 1e-9.
+    """
+    from linclf import SVC
+
+    while True:
+        n = 5
+        C = float(rng.choice([0.5, 1.0, 2.0]))
+        X = np.round(np.vstack([rng.normal(0.8, 1.0, (n, 2)), rng.normal(-0.8, 1.0, (n, 2))]), 2)
+        y = np.repeat([1.0, -1.0], n)
+        order = rng.permutation(2 * n)
+        X, y = X[order], y[order]
+        alpha = SVC(C=C, kernel="linear", tol=1e-10).fit(X, y).alpha_.copy()
+        zero, at_c = alpha <= 1e-6, alpha >= C - 1e-6
+        free = np.flatnonzero(~zero & ~at_c)
+        unclear = np.any((alpha[free] < 1e-3) | (alpha[free] > C - 1e-3))
+        if len(free) >= 2 and at_c.sum() >= 1 and zero.sum() >= 3 and not unclear:
+            break
+    alpha = np.where(zero, 0.0, np.where(at_c, C, np.round(alpha, 6)))
+    j, pos = int(rng.choice(free)), int(rng.integers(0, 2 * n + 1))
+    X = np.insert(X, pos, X[j], axis=0)
+    y = np.insert(y, pos, y[j])
+    alpha = np.insert(alpha, pos, 0.0)
+    # solver noise of a few 1e-10 on about half the zeros and half the bounds
+    noise = np.array([float(f"{k}e-10") for k in rng.integers(1, 10, len(alpha))])
+    pick = rng.random(len(alpha)) < 0.5
+    alpha = np.where((alpha == 0) & pick, noise, np.where((alpha == C) & pick, C - noise, alpha))
+    return {"X": X, "y": y, "alpha": alpha, "C": C}
+
+
+SET.exercise(
+    "support_vector_indices",
+    title="Which points are support vectors? (your own data)",
+    signature="def support_vector_indices(X, y, alpha, C, tol=1e-6):",
+    kind="concept",
+    variant=_soft_margin_solution,
+    hidden_tests=1,
+    doc=r"""
+    A soft-margin SVM with penalty C was trained on (X, y); alpha holds the
+    optimal multipliers as a numerical solver returns them, accurate to
+    tol: a multiplier within tol of 0 is 0, one within tol of C is C.
+    Return the indices of the support vectors, and among them those of the
+    margin (free) support vectors and of the bound support vectors, in
+    the sense of the book's notation contract.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    y : ndarray of shape (N,), labels in {-1, +1}
+    alpha : ndarray of shape (N,), 0 <= alpha_i <= C up to tol
+    C : float
+    tol : float
+
+    Returns
+    -------
+    (sv, margin_sv, bound_sv) : three int ndarrays of indices, increasing
+    """,
+)
+
+SET.exercise(
+    "alpha_margin_identity",
+    title="What the multipliers add up to: a proof in three steps",
+    signature="def alpha_margin_identity():",
+    kind="proof",
+    hidden_tests=1,
+    doc=r"""
+    Let (w*, b*, xi*) solve the soft-margin primal
+    min 1/2 ||w||^2 + C sum_i xi_i  s.t.  y_i f(x_i) >= 1 - xi_i, xi_i >= 0,
+    and alpha* the dual solution.  Using only w* = sum_i alpha_i* y_i x_i,
+    sum_i alpha_i* y_i = 0 and the complementary-slackness conditions,
+    express, as sympy expressions in the symbols of the stub:
+
+    hard : sum_i alpha_i* for a hard-margin SVM (separable data, no
+           slack), in terms of its geometric margin gamma;
+    soft : sum_i alpha_i* for the soft margin, in terms of
+           w_norm = ||w*||, C and xi_sum = sum_i xi_i*;
+    dual_value : the value W(alpha*) of the dual objective at the
+           optimum, in terms of w_norm, C and xi_sum.
+
+    Returns
+    -------
+    (hard, soft, dual_value)
+    """,
+    stub="""gamma, w_norm, C = sp.symbols("gamma w_norm C", positive=True)
+xi_sum = sp.Symbol("xi_sum", nonnegative=True)
+return None  # replace None by the tuple (hard, soft, dual_value)""",
 )
 
 # the data of the chapter-8 exercise: canonical solution w* = (2/3, 2/9), b* = -1
@@ -132,22 +232,22 @@ def test_point_on_the_hyperplane_raises(f):
 
 @test("best_offset", points=2)
 def test_optimal_direction_not_unit(f):
-    rho, b = unpack(f(X_M, Y_M, np.array([3.0, 1.0])), 2, "the result (rho, b)")
-    assert_close(rho, 1.4230249470757705, "rho")
+    rho, b = unpack(f(X_M, Y_M, np.array([3.0, 1.0])), 2, "the result (gamma_u, b)")
+    assert_close(rho, 1.4230249470757705, "gamma_u")
     assert_close(b, -1.4230249470757705, "b")
 
 
 @test("best_offset", points=1)
 def test_reversed_direction(f):
-    rho, b = unpack(f(X_M, Y_M, np.array([-3.0, -1.0])), 2, "the result (rho, b)")
-    assert_close(rho, -2.6879360111431225, "rho")
+    rho, b = unpack(f(X_M, Y_M, np.array([-3.0, -1.0])), 2, "the result (gamma_u, b)")
+    assert_close(rho, -2.6879360111431225, "gamma_u")
     assert_close(b, 2.3717082451262845, "b")
 
 
 @test("best_offset", points=1)
 def test_direction_that_does_not_separate(f):
-    rho, b = unpack(f(X_M, Y_M, np.array([0.0, 2.0])), 2, "the result (rho, b)")
-    assert_close(rho, -1.0, "rho")
+    rho, b = unpack(f(X_M, Y_M, np.array([0.0, 2.0])), 2, "the result (gamma_u, b)")
+    assert_close(rho, -1.0, "gamma_u")
     assert_close(b, -1.0, "b")
 
 
@@ -157,3 +257,74 @@ def test_two_point_hyperplane(f):
                      "[2*(p2 - q2)/((p1 - q1)**2 + (p2 - q2)**2)], "
                      "[(q1**2 + q2**2 - p1**2 - p2**2)/((p1 - q1)**2 + (p2 - q2)**2)]])",
                 ["p1", "p2", "q1", "q2"], "(w1, w2, b)")
+
+
+# --------------------------------------------------------------------------
+# support vectors
+# --------------------------------------------------------------------------
+# the source's worked example (support vectors x1, x3) with x1 given twice: the copy lies
+# on the margin, but its multiplier is 0, so it is not a support vector
+X_DUP = np.array([[3.0, 3.0], [4.0, 3.0], [1.0, 1.0], [3.0, 3.0]])
+Y_DUP = np.array([1.0, 1.0, -1.0, 1.0])
+ALPHA_DUP = np.array([0.25, 0.0, 0.25, 0.0])
+# a soft margin (the duality set's data, C = 1) with solver noise on a zero and on a bound
+X_SOFT = np.vstack([X_M, [[2.0, 1.0], [1.0, 1.0]]])
+Y_SOFT = np.array([1.0, 1.0, -1.0, 1.0, -1.0, -1.0, 1.0])
+ALPHA_SOFT = np.array([2 / 27, 41 / 81, 47 / 81, 4e-12, 0.0, 1.0 - 3e-11, 1.0])
+
+
+def _indices(got, what):
+    arr = as_array(got, None, what)
+    if arr.ndim != 1 or np.any(arr != np.round(arr)):
+        _fail(f"{what} should be a 1-d array of integer indices, got {arr!r}")
+    return arr
+
+
+def check_support_vectors(got, sv, margin_sv, bound_sv):
+    parts = unpack(got, 3, "the result (sv, margin_sv, bound_sv)")
+    for part, expected, what in zip(parts, (sv, margin_sv, bound_sv), ("sv", "margin_sv", "bound_sv")):
+        arr = _indices(part, what)
+        if arr.shape != (len(expected),):
+            _fail(f"{what}: expected the {len(expected)} indices {list(expected)}, got {arr.astype(int).tolist()}")
+        assert_equal(arr.astype(int), np.asarray(expected, dtype=int), what)
+
+
+@test("support_vector_indices", points=1)
+def test_duplicated_support_vector(f):
+    check_support_vectors(f(X_DUP, Y_DUP, ALPHA_DUP, 10.0), [0, 2], [0, 2], [])
+
+
+@test("support_vector_indices", points=1)
+def test_solver_noise_and_bounds(f):
+    check_support_vectors(f(X_SOFT, Y_SOFT, ALPHA_SOFT, 1.0), [0, 1, 2, 5, 6], [0, 1, 2], [5, 6])
+
+
+@test("support_vector_indices", points=2, variant=True)
+def test_support_vectors_of_your_own_data(f, data):
+    """Checked against the contract's definitions, on your multipliers."""
+    alpha, C, tol = data["alpha"], data["C"], 1e-6
+    sv = np.flatnonzero(alpha > tol)
+    check_support_vectors(f(data["X"], data["y"], alpha, C), sv,
+                          sv[alpha[sv] < C - tol], sv[alpha[sv] >= C - tol])
+
+
+# --------------------------------------------------------------------------
+# what the multipliers add up to
+# --------------------------------------------------------------------------
+_IDENTITY_SYMBOLS = ["gamma", "w_norm", "C", "xi_sum"]
+
+
+def _identity(f):
+    return unpack(f(), 3, "the result (hard, soft, dual_value)")
+
+
+@test("alpha_margin_identity", points=1)
+def test_hard_margin_sum(f):
+    hard, _, _ = _identity(f)
+    assert_expr(hard, "1/gamma**2", _IDENTITY_SYMBOLS, "hard", positive=_IDENTITY_SYMBOLS)
+
+
+@test("alpha_margin_identity", points=2)
+def test_soft_margin_sum(f):
+    _, soft, _ = _identity(f)
+    assert_expr(soft, "w_norm**2 + C*xi_sum", _IDENTITY_SYMBOLS, "soft", positive=_IDENTITY_SYMBOLS)
