@@ -234,9 +234,9 @@ WRONG = {
         "sign error": lambda m: np.logaddexp(0.0, m) / np.log(2.0),
     },
     ("losses", "exp_loss_minimizer"): {
-        "the logistic minimiser (no 1/2)": lambda: (lambda p, q: sp.log(p / q))(*sp.symbols("p q", positive=True)),
-        "sign error": lambda: (lambda p, q: sp.log(q / p) / 2)(*sp.symbols("p q", positive=True)),
-        "the squared-loss minimiser": lambda: (lambda p, q: p - q)(*sp.symbols("p q", positive=True)),
+        "the logistic minimiser (no 1/2)": lambda: (lambda q: sp.log(q / (1 - q)))(sp.Symbol("q", positive=True)),
+        "sign error": lambda: (lambda q: sp.log((1 - q) / q) / 2)(sp.Symbol("q", positive=True)),
+        "the squared-loss minimiser": lambda: (lambda q: 2 * q - 1)(sp.Symbol("q", positive=True)),
     },
 }
 
@@ -476,10 +476,10 @@ def test_logistic_bits_and_exp_minimizer():
     m = np.linspace(-50, 50, 11)
     assert np.allclose(ref.logistic_loss_bits(m), logistic(m) / np.log(2))
     assert np.all(ref.logistic_loss_bits(m) >= (m <= 0))        # above the zero-one loss
-    p, q = sp.symbols("p q", positive=True)
+    q = sp.Symbol("q", positive=True)
     f_star = ref.exp_loss_minimizer()
     f = sp.Symbol("f", real=True)
-    risk = p * sp.exp(-f) + q * sp.exp(f)
+    risk = q * sp.exp(-f) + (1 - q) * sp.exp(f)
     assert sp.simplify(sp.diff(risk, f).subs(f, f_star)) == 0
     assert sp.simplify(sp.diff(risk, f, 2).subs(f, f_star)) != 0     # (a minimum: risk is convex)
 

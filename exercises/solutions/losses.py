@@ -27,10 +27,12 @@ def logistic_loss_bits(m):
 
 
 def exp_loss_minimizer():
-    p, q = sp.symbols("p q", positive=True)
+    q = sp.Symbol("q", positive=True)
     f = sp.Symbol("f", real=True)
-    risk = p * sp.exp(-f) + q * sp.exp(f)
-    (f_star,) = sp.solve(sp.diff(risk, f), f)
+    risk = q * sp.exp(-f) + (1 - q) * sp.exp(f)
+    # R'(f) = 0  <=>  exp(2 f) = q / (1 - q); sympy's solve also lists complex branches
+    f_star = sp.log(q / (1 - q)) / 2
+    assert sp.simplify(sp.diff(risk, f).subs(f, f_star)) == 0
     return f_star
 
 

@@ -58,13 +58,11 @@ SET.exercise(
     signature="def exp_loss_minimizer():",
     kind="formula",  # the chapter displays f* = ln(q / (1 - q)) / 2
     doc=r"""
-    At a point x, write the two class probabilities as p = P(y = +1 | x)
-    (the chapter's q) and q = P(y = -1 | x), so that the expected
-    exponential loss of the score f is R(f) = p exp(-f) + q exp(f).
-    Return the minimiser f* as a sympy expression in p and q (both
-    positive; keep both, do not replace one by 1 minus the other).
+    At a point x with q = P(y = +1 | x), 0 < q < 1, the expected
+    exponential loss of the score f is R(f) = q exp(-f) + (1 - q) exp(f).
+    Return its minimiser f* as a sympy expression in q.
     """,
-    stub="""p, q = sp.symbols("p q", positive=True)
+    stub="""q = sp.Symbol("q", positive=True)
 return None  # replace None by your expression""",
 )
 
@@ -208,7 +206,9 @@ def test_extreme_margins(f):
 
 @test("exp_loss_minimizer", points=2)
 def test_minimizer(f):
-    assert_expr(f(), "log(p/q)/2", ["p", "q"], "f*", positive=["p", "q"])
+    # f*(q) at Q_POINTS (below): half the log-odds
+    check_function_of_q(f(), [-1.4722194895832201, -0.6931471805599453, 0.0, 0.3095196042031118,
+                              1.0986122886681098], "f*")
 
 
 # --------------------------------------------------------------------------
