@@ -8,7 +8,7 @@ import numpy as np
 import sympy as sp
 
 from linclf.grading import test
-from linclf.grading.framework import _fail, as_array, assert_expr, unpack
+from linclf.grading.framework import fail, as_array, assert_expr, unpack
 
 
 def hinge_subgradient(w, b, X, y, lam=0.0):
@@ -131,9 +131,9 @@ def test_hidden_one_class_and_huge_lam(f):
         w = as_array(f(X, y, lam, n_iter=n_iter, seed=3), (3,), "w")
         got, best = _objective(w, X, y, lam), _objective(_svm_optimum(X, y, lam), X, y, lam)
         if not got <= factor * best:
-            _fail(f"F(w) = {got:.6g}, minimum {best:.6g} (lam = {lam})")
+            fail(f"F(w) = {got:.6g}, minimum {best:.6g} (lam = {lam})")
         if np.linalg.norm(w) > 1 / np.sqrt(lam) + 1e-9:
-            _fail("w outside the ball")
+            fail("w outside the ball")
 
 
 @test("losses.hinge_form_error", points=2, hidden=True, visibility="after_due_date")

@@ -9,7 +9,7 @@ against linclf.LinearSVM's optimum (the trusted twin).
 
 import numpy as np
 
-from ..framework import (ExerciseSet, _fail, as_array, assert_close, assert_equal,
+from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_equal,
                          assert_expr, test, unpack)
 
 SET = ExerciseSet("losses", "Loss functions", "11_losses", preamble="import numpy as np\nimport sympy as sp\n")
@@ -224,21 +224,21 @@ def check_function_of_q(got, expected, what):
     from ..symbolic import UnsafeExpression, parse_expr_safely
 
     if got is None or not isinstance(got, str):
-        _fail(f"{what} should be a sympy expression in q, got {type(got).__name__}")
+        fail(f"{what} should be a sympy expression in q, got {type(got).__name__}")
     try:
         expr = parse_expr_safely(str(got))
     except UnsafeExpression as exc:
-        _fail(f"{what} could not be read: {exc}")
+        fail(f"{what} could not be read: {exc}")
     extra = sorted(s.name for s in getattr(expr, "free_symbols", set()) if s.name != "q")
     if extra or isinstance(expr, sp.MatrixBase):
-        _fail(f"{what} should be a scalar expression in q only; it uses {extra}")
+        fail(f"{what} should be a scalar expression in q only; it uses {extra}")
     for q, value in zip(Q_POINTS, expected):
         try:
             v = complex(expr.xreplace({sp.Symbol("q"): sp.Rational(str(q))}).evalf(30))
         except (TypeError, ValueError, ArithmeticError):
-            _fail(f"{what} cannot be evaluated at q = {q}")
+            fail(f"{what} cannot be evaluated at q = {q}")
         if abs(v.imag) > 1e-12 or abs(v.real - value) > 1e-9 * (1 + abs(value)):
-            _fail(f"{what}: at q = {q} expected {value:.10g}, got {v.real if abs(v.imag) <= 1e-12 else v}")
+            fail(f"{what}: at q = {q} expected {value:.10g}, got {v.real if abs(v.imag) <= 1e-12 else v}")
 
 
 @test("conditional_risk_minimiser", points=2)
@@ -280,10 +280,10 @@ def check_pegasos(f, X, y, lam, n_iter, factor, seed=0):
     w_opt = optimum_by_linclf(X, y, lam)
     got, best = svm_objective(w, X, y, lam), svm_objective(w_opt, X, y, lam)
     if got > factor * best:
-        _fail(f"F(w) = {got:.6g} after {n_iter} steps, but the minimum is {best:.6g} (lam = {lam}); "
+        fail(f"F(w) = {got:.6g} after {n_iter} steps, but the minimum is {best:.6g} (lam = {lam}); "
               f"expected at most {factor} times the minimum")
     if np.linalg.norm(w) > 1 / np.sqrt(lam) + 1e-9:
-        _fail(f"||w|| = {np.linalg.norm(w):.6g} lies outside the ball of radius 1/sqrt(lam) = {1 / np.sqrt(lam):.6g}")
+        fail(f"||w|| = {np.linalg.norm(w):.6g} lies outside the ball of radius 1/sqrt(lam) = {1 / np.sqrt(lam):.6g}")
     return w, w_opt
 
 
@@ -293,7 +293,7 @@ def test_pegasos_moderate_regularisation(f):
     w, w_opt = check_pegasos(f, X, y, 0.1, 3000, 1.02)
     acc, acc_opt = np.mean(np.sign(X @ w) == y), np.mean(np.sign(X @ w_opt) == y)
     if acc < acc_opt - 0.05:
-        _fail(f"training accuracy {acc:.3f}, the SVM's is {acc_opt:.3f}")
+        fail(f"training accuracy {acc:.3f}, the SVM's is {acc_opt:.3f}")
 
 
 @test("pegasos", points=1)

@@ -8,7 +8,7 @@ student's own data against the definitions.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, _fail, as_array, assert_close, assert_equal, assert_expr,
+from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_equal, assert_expr,
                          assert_raises, test, unpack)
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
@@ -276,7 +276,7 @@ ALPHA_SOFT = np.array([2 / 27, 41 / 81, 47 / 81, 4e-12, 0.0, 1.0 - 3e-11, 1.0])
 def _indices(got, what):
     arr = as_array(got, None, what)
     if arr.ndim != 1 or np.any(arr != np.round(arr)):
-        _fail(f"{what} should be a 1-d array of integer indices, got {arr!r}")
+        fail(f"{what} should be a 1-d array of integer indices, got {arr!r}")
     return arr
 
 
@@ -285,7 +285,7 @@ def check_support_vectors(got, sv, margin_sv, bound_sv):
     for part, expected, what in zip(parts, (sv, margin_sv, bound_sv), ("sv", "margin_sv", "bound_sv")):
         arr = _indices(part, what)
         if arr.shape != (len(expected),):
-            _fail(f"{what}: expected the {len(expected)} indices {list(expected)}, got {arr.astype(int).tolist()}")
+            fail(f"{what}: expected the {len(expected)} indices {list(expected)}, got {arr.astype(int).tolist()}")
         assert_equal(arr.astype(int), np.asarray(expected, dtype=int), what)
 
 

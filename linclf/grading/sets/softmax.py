@@ -9,7 +9,7 @@ literals computed once from the reference solutions.
 import numpy as np
 import sympy as sp
 
-from ..framework import ExerciseSet, _fail, as_array, assert_close, assert_expr, test, unpack
+from ..framework import ExerciseSet, fail, as_array, assert_close, assert_expr, test, unpack
 
 SET = ExerciseSet("softmax", "Softmax regression", "06_softmax",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -295,11 +295,11 @@ def _parse(got, what):
     from ..symbolic import UnsafeExpression, parse_expr_safely
 
     if got is None or not isinstance(got, str):
-        _fail(f"{what} should be a sympy expression, got {type(got).__name__}")
+        fail(f"{what} should be a sympy expression, got {type(got).__name__}")
     try:
         return parse_expr_safely(str(got))
     except UnsafeExpression as exc:
-        _fail(f"{what} could not be read: {exc}")
+        fail(f"{what} could not be read: {exc}")
 
 
 def check_sum_of_squares(got, c, quad_text, what="sos"):
@@ -313,14 +313,14 @@ def check_sum_of_squares(got, c, quad_text, what="sos"):
                            [n for n in _names(c) if n != f"p{c}"],
                            positive=[f"p{k}" for k in range(1, c)])
     if not ok:
-        _fail(f"{what} is not equal to v^T (diag p - p p^T) v when p1 + ... + p{c} = 1: {msg}")
+        fail(f"{what} is not equal to v^T (diag p - p p^T) v when p1 + ... + p{c} = 1: {msg}")
     if expr.has(sp.I):
-        _fail(f"{what} must be real")
+        fail(f"{what} must be real")
     p_set = set(p)
     for term in sp.Add.make_args(expr):
         coeff, rest = term.as_coeff_Mul()
         if not (coeff.is_number and coeff.is_positive):
-            _fail(f"{what}: the term {term} does not have a positive coefficient")
+            fail(f"{what}: the term {term} does not have a positive coefficient")
         squares = 0
         for factor in sp.Mul.make_args(rest):
             if factor in p_set:
@@ -330,10 +330,10 @@ def check_sum_of_squares(got, c, quad_text, what="sos"):
             if factor.is_Pow and factor.exp.is_Integer and factor.exp > 0 and factor.exp % 2 == 0:
                 squares += 1
                 continue
-            _fail(f"{what}: in the term {term}, the factor {factor} is neither a probability p_k "
+            fail(f"{what}: in the term {term}, the factor {factor} is neither a probability p_k "
                   "nor an even power, so the term is not visibly >= 0")
         if squares == 0:
-            _fail(f"{what}: the term {term} contains no square")
+            fail(f"{what}: the term {term} contains no square")
 
 
 def _proof(f, c):
@@ -348,11 +348,11 @@ def _quad_text(c):
 def check_null_vector(got, c, what="v_null"):
     v = as_array(got, (c,), what)
     if np.abs(v).max() == 0:
-        _fail(f"{what} is the zero vector")
+        fail(f"{what} is the zero vector")
     p = np.full(c, 1.0 / c) + np.linspace(-0.5, 0.5, c) / (2 * c)  # a generic distribution
     form = float(v @ (np.diag(p) - np.outer(p, p)) @ v)
     if abs(form) > 1e-9 * float(v @ v):
-        _fail(f"{what}: the form v^T (diag p - p p^T) v is {form:.3g} at p = {np.round(p, 4)}, not 0")
+        fail(f"{what}: the form v^T (diag p - p p^T) v is {form:.3g} at p = {np.round(p, 4)}, not 0")
 
 
 @test("softmax_convexity_proof", points=1)
