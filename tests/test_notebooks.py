@@ -170,6 +170,18 @@ def test_binder_environment_installs_the_repository():
             assert lock.get(name.lower()) == version, f"binder pin {line} differs from requirements/lock.txt"
     pinned = {line.split("==")[0].lower() for line in lines if "==" in line}
     assert {"numpy", "matplotlib", "sympy", "ipywidgets", "myst-nb"} <= pinned
+    # every third-party module a page's code imports is pinned for Binder
+    dist = {"sklearn": "scikit-learn", "myst_nb": "myst-nb"}
+    provided = {"linclf", "IPython", "ipywidgets"}        # the repository itself; Jupyter's own
+    code_re = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+    imported = set()
+    for page in [*ROOT.glob("chapters/*.md"), *ROOT.glob("appendices/*.md"), *ROOT.glob("exercises/*.md")]:
+        for code in code_re.findall(page.read_text(encoding="utf-8")):
+            for frm, imp in re.findall(r"^\s*(?:from\s+(\w+)[\w.]*\s+import\s|import\s+(\w+))", code, re.M):
+                imported.add(frm or imp)
+    missing = {m for m in imported - provided - set(sys.stdlib_module_names)
+               if dist.get(m, m).lower() not in pinned}
+    assert not missing, f"binder/requirements.txt lacks {sorted(missing)}"
 
 
 def test_the_install_cell_follows_the_configured_repository(tmp_path):
