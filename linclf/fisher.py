@@ -6,7 +6,7 @@ projections,
 
 .. math:: J_F(\\mathbf{w}) = \\frac{\\mathbf{w}^\\top S_b \\mathbf{w}}
                                   {\\mathbf{w}^\\top S_w \\mathbf{w}},
-          \\qquad \\mathbf{w}^* = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-),
+          \\qquad \\mathbf{w}^\\star = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-),
 
 and then classifies by comparing the 1-D projection with a threshold
 :math:`t`: :math:`f(\\mathbf{x}) = \\mathbf{w}^\\top\\mathbf{x} - t`.
@@ -137,12 +137,14 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         Discriminant directions, columns ordered by decreasing generalised
         eigenvalue, normalised so that ``scalings_.T @ Sigma @ scalings_`` is the
         identity for :math:`\\hat\\Sigma = (S_w + \\text{reg}\\,I)/N` (unit
-        within-class variance along each; each column's largest-magnitude entry
-        is positive). For two classes the one column is ``coef_[0]`` rescaled.
+        within-class variance along each). For :math:`c > 2` each column's
+        largest-magnitude entry is positive; for two classes the one column is
+        ``coef_[0]`` rescaled, oriented so that class ``classes_[1]`` projects higher.
     eigenvalues_ : ndarray of shape (n_components,)
         The generalised eigenvalues :math:`\\lambda_j` of
-        :math:`(S_b, S_w + \\text{reg}\\,I)` belonging to ``scalings_``
-        (:math:`J_F` of each direction).
+        :math:`(S_b, S_w + \\text{reg}\\,I)` belonging to ``scalings_``; with
+        ``reg = 0`` these are :math:`J_F` of each direction (with ``reg > 0``, the
+        regularised quotient :math:`\\mathbf w^\\top S_b\\mathbf w / \\mathbf w^\\top(S_w + \\text{reg}\\,I)\\mathbf w`).
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Two classes: :math:`\\mathbf{w} = S_w^{-1}(\\mathbf{m}_+ - \\mathbf{m}_-)`
         (not normalised). :math:`c > 2`: the rows :math:`\\mathbf{w}_k = \\hat\\Sigma^{-1}\\mathbf{m}_k`.

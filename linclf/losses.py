@@ -393,8 +393,7 @@ def ramp_grad(m, s=-1.0):
     r"""Derivative of :func:`ramp`: :math:`-1` for :math:`s < m \le 1`, else 0.
 
     At the kink :math:`m = 1` the penalising slope is kept (as for the hinge); at
-    the corner :math:`m = s` the flat side is taken, the choice of the CCCP
-    iteration of :class:`linclf.RampSVM`, which drops such a point.
+    the corner :math:`m = s` the flat side is taken (0).
 
     Parameters
     ----------

@@ -63,7 +63,8 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     dropped_ : ndarray of bool, shape (n_samples,)
-        Points left out of the last convex step (margin below ``s``).
+        Points left out of the convex step that produced ``coef_`` (their margin was
+        below ``s`` at the iterate before it); all False when no point was ever dropped.
     objective_path_ : ndarray of shape (n_iter_ + 1,)
         The ramp objective at the hinge-SVM start and after every CCCP step.
     n_iter_ : int
@@ -134,7 +135,7 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
             return float(0.5 * w @ w + C * np.sum(ramp(y_pm * (X @ w + b), s=s)))
 
         w, b = svm_on(np.ones(len(y_pm), dtype=bool))
-        path, seen, dropped = [J(w, b)], set(), np.zeros(len(y_pm), dtype=bool)
+        path, seen, fitted_without = [J(w, b)], set(), np.zeros(len(y_pm), dtype=bool)
         for step in range(1, params["max_iter"] + 1):
             dropped = y_pm * (X @ w + b) < s
             key = dropped.tobytes()
@@ -143,6 +144,7 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
                 break
             seen.add(key)
             w, b = svm_on(~dropped)
+            fitted_without = dropped
             if np.any(y_pm[dropped] * (X[dropped] @ w + b) > 1 + 1e-9):
                 warnings.warn("RampSVM: a dropped point ended with margin above 1, so this "
                               "step is not an exact CCCP step.", ConvergenceWarning, stacklevel=2)
@@ -151,7 +153,7 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
             warnings.warn(f"RampSVM: the dropped set still changed after max_iter="
                           f"{params['max_iter']} CCCP steps.", ConvergenceWarning, stacklevel=2)
         self.coef_, self.intercept_ = w[None, :].copy(), np.array([b])
-        self.dropped_ = dropped
+        self.dropped_ = fitted_without
         self.objective_path_ = np.array(path)
         self.n_iter_ = step
         self.n_features_in_ = X.shape[1]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from linclf import SVC, RampSVM
+from linclf import SVC, ConvergenceWarning, RampSVM
 from linclf.datasets import make_gaussian_classes
 from linclf.losses import hinge, ramp, ramp_grad, zero_one
 
@@ -49,9 +49,9 @@ def test_without_far_points_it_is_the_hinge_svm():
     X, y = _data()
     clf = RampSVM(C=1.0).fit(X, y)
     svm = SVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
-    if not clf.dropped_.any():
-        assert np.allclose(clf.coef_, svm.coef_, atol=1e-5)
-    assert clf.objective_path_[-1] <= clf.objective_path_[0] + 1e-9
+    assert not clf.dropped_.any() and clf.n_iter_ == 1          # one refit on all points, then the set repeats
+    assert np.allclose(clf.coef_, svm.coef_, atol=1e-5)
+    assert np.isclose(clf.objective_path_[-1], clf.objective_path_[0])
 
 
 def test_mislabelled_far_points_are_dropped_and_the_boundary_recovers():
@@ -96,3 +96,9 @@ def test_errors_are_clear():
     y_bad = np.array([0, 0, 1, 0, 0])
     with pytest.raises(ValueError, match="one class"):
         RampSVM(C=1.0, s=0.9).fit(X_bad, y_bad)
+
+
+def test_the_warnings_are_raised():
+    X, y = _data(n_flip=4)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        RampSVM(C=1.0, max_iter=1).fit(X, y)
