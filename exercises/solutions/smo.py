@@ -1,4 +1,8 @@
-"""Reference solutions: exercise set "smo" (instructor material, not for students)."""
+"""Reference solutions: exercise set "smo" (instructor material, not for students).
+
+Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong answers
+(``WRONG``, which the test suite proves to lose points).
+"""
 
 import numpy as np
 import sympy as sp
@@ -21,7 +25,7 @@ def smo_pair_update(alpha, y, E, K, C):
 
 
 def smo_bias(b, E, y, alpha_old, alpha_new, K, C):
-    # b_k makes g(x_k) = y_k after the step, i.e. the new error E_k = 0
+    # b_k makes f(x_k) = y_k after the step, i.e. the new error E_k = 0
     b1, b2 = b - E - K @ (y * (alpha_new - alpha_old))
     if 0 < alpha_new[0] < C:
         return float(b1)
@@ -33,3 +37,155 @@ def smo_bias(b, E, y, alpha_old, alpha_new, K, C):
 def smo_unclipped_alpha2():
     a2, y2, E1, E2, K11, K22, K12 = sp.symbols("a2 y2 E1 E2 K11 K22 K12", real=True)
     return a2 + y2 * (E1 - E2) / (K11 + K22 - 2 * K12)
+
+
+def second_order_gain():
+    E1, E2, y2, kappa, a2, a2n = sp.symbols("E1 E2 y2 kappa a2 a2n", real=True)
+    # along the segment Psi(a2n) = Psi(a2) - y2 (E1 - E2) d + kappa d^2 / 2 with d = a2n - a2;
+    # no division by kappa, so it holds for kappa <= 0 as well
+    d = a2n - a2
+    return y2 * (E1 - E2) * d - kappa * d**2 / 2
+
+
+def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
+    alpha = np.zeros(len(y))
+    F = -y.astype(float)                 # E_i - b = sum_j alpha_j y_j K_ij - y_i
+
+    def index_sets():
+        up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+        low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+        return up, low
+
+    for _ in range(max_steps):
+        up, low = index_sets()
+        i = np.flatnonzero(up)[np.argmin(F[up])]       # the maximal violating pair
+        j = np.flatnonzero(low)[np.argmax(F[low])]
+        if F[j] - F[i] <= tol:
+            break
+        # kappa <= 0 (duplicates, round-off): Psi is linear or concave along the segment and
+        # decreases towards the bound in the descent direction; a tiny positive curvature gets there
+        kappa = max(K[i, i] + K[j, j] - 2 * K[i, j], 1e-12)
+        a1, a2 = alpha[i], alpha[j]
+        L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C)
+        a2n = min(max(a2 + y[j] * (F[i] - F[j]) / kappa, L), H)
+        a1n = a1 + y[i] * y[j] * (a2 - a2n)
+        alpha[i], alpha[j] = a1n, a2n
+        F += (a1n - a1) * y[i] * K[i] + (a2n - a2) * y[j] * K[j]
+    up, low = index_sets()
+    # b must make E_i >= 0 on I_up and E_i <= 0 on I_low: the middle of that interval
+    return alpha, float(-(F[up].min() + F[low].max()) / 2)
+
+
+# --------------------------------------------------------------------------
+# hidden tests
+# --------------------------------------------------------------------------
+from linclf.grading import test  # noqa: E402
+from linclf.grading.framework import unpack  # noqa: E402
+
+
+@test("smo.second_order_gain", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_gain_at_zero_curvature(f):
+    """kappa = 0 (duplicate points): the decrease is linear in the step and finite; an answer
+    written with 1/kappa (the unclipped bound minus a square) is undefined there."""
+    from linclf.grading.sets.smo import check_gain, read_gain
+
+    expr = read_gain(f()).subs("kappa", 0)
+    check_gain(expr, "y2*(E1 - E2)*(a2n - a2)", "the decrease at kappa = 0")
+
+
+_X_DUP = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [-1.0, -1.0], [1.0, 2.0]])
+_Y_DUP = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def _rbf(X, gamma):
+    return np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+
+
+@test("smo.smo_solver", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_smo_zero_curvature(f):
+    """The first maximal violating pair is one point with both labels: kappa = 0."""
+    from linclf.grading.sets.smo import check_solution, smo_twin
+
+    K = _rbf(_X_DUP, 0.5)
+    psi = smo_twin(K, _Y_DUP, 5.0)[2]
+    check_solution(f(K, _Y_DUP, 5.0, 1e-8), K, _Y_DUP, 5.0, psi)
+
+
+@test("smo.smo_solver", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_smo_tiny_C(f):
+    """C = 1e-3: every multiplier ends at a bound; b is only bracketed by the KKT conditions."""
+    from linclf.grading.sets.smo import X_10, Y_10, check_solution, smo_twin
+
+    K = X_10 @ X_10.T
+    psi = smo_twin(K, Y_10, 1e-3)[2]
+    check_solution(f(K, Y_10, 1e-3, 1e-9), K, Y_10, 1e-3, psi, kkt_tol=1e-6)
+
+
+@test("smo.smo_solver", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_smo_against_linclf(f):
+    """40 overlapping points, Gaussian kernel: Psi within 1e-6 of linclf.SVC's, the same labels."""
+    from linclf.grading.sets.smo import check_solution, smo_twin
+
+    rng = np.random.default_rng(7)
+    y = np.where(np.arange(40) < 20, 1.0, -1.0)
+    X = np.round(rng.normal(size=(40, 2)) + 0.7 * y[:, None], 2)
+    K = _rbf(X, 1.0)
+    alpha_t, b_t, psi = smo_twin(K, y, 2.0)
+    got = f(K, y, 2.0, 1e-8)
+    check_solution(got, K, y, 2.0, psi)
+    alpha, b = unpack(got, 2, "the result")
+    f_got, f_twin = K @ (np.asarray(alpha) * y) + b, K @ (alpha_t * y) + b_t
+    clear = np.abs(f_twin) > 1e-3
+    assert np.array_equal(np.sign(f_got[clear]), np.sign(f_twin[clear]))
+
+
+# --------------------------------------------------------------------------
+# typical wrong answers
+# --------------------------------------------------------------------------
+def _gain_wrong(kind):
+    def wrong():
+        E1, E2, y2, kappa, a2, a2n = sp.symbols("E1 E2 y2 kappa a2 a2n", real=True)
+        d = a2n - a2
+        return {"unclipped bound": (E1 - E2) ** 2 / (2 * kappa),
+                "sign of the quadratic term": y2 * (E1 - E2) * d + kappa * d**2 / 2,
+                "no factor 1/2": y2 * (E1 - E2) * d - kappa * d**2}[kind]
+    return wrong
+
+
+def _smo_wrong(clip=True, b_zero=False, max_steps=None):
+    def wrong(K, y, C, tol=1e-3, max_steps_=100_000):
+        alpha, F = np.zeros(len(y)), -y.astype(float)
+        for _ in range(max_steps or max_steps_):
+            up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+            low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+            i = np.flatnonzero(up)[np.argmin(F[up])]
+            j = np.flatnonzero(low)[np.argmax(F[low])]
+            if F[j] - F[i] <= tol:
+                break
+            kappa = max(K[i, i] + K[j, j] - 2 * K[i, j], 1e-12)
+            a1, a2 = alpha[i], alpha[j]
+            a2n = a2 + y[j] * (F[i] - F[j]) / kappa
+            if clip:
+                L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C)
+                a2n = min(max(a2n, L), H)
+            a1n = a1 + y[i] * y[j] * (a2 - a2n)
+            alpha[i], alpha[j] = a1n, a2n
+            F += (a1n - a1) * y[i] * K[i] + (a2n - a2) * y[j] * K[j]
+        up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+        low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+        return alpha, 0.0 if b_zero else float(-(F[up].min() + F[low].max()) / 2)
+    return wrong
+
+
+WRONG = {
+    "second_order_gain": {
+        "the unclipped bound": _gain_wrong("unclipped bound"),
+        "sign of the quadratic term": _gain_wrong("sign of the quadratic term"),
+        "no factor 1/2": _gain_wrong("no factor 1/2"),
+    },
+    "smo_solver": {
+        "no clipping": _smo_wrong(clip=False),
+        "b left at 0": _smo_wrong(b_zero=True),
+        "ten steps only": _smo_wrong(max_steps=10),
+    },
+}

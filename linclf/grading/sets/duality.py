@@ -1,15 +1,19 @@
-"""Exercise set "duality" (chapter 8): the SVM dual objective, back to the primal, a small dual.
+"""Exercise set "duality" (chapter 8): the SVM dual objective, back to the primal, a small
+dual, the dual of the L2 soft margin, and the KKT conditions point by point.
 
 Labels are -1/+1.  The dual maximises
 W(alpha) = sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j x_i @ x_j
 subject to 0 <= alpha_i <= C and sum_i alpha_i y_i = 0 (C = inf: hard margin).
-Expected values are literals computed once from the reference solutions.
+Expected values are literals computed once from the reference solutions; the variant
+test of ``kkt_violations`` takes its expected indices from ``linclf.svm.SVC.kkt_violations``
+(the trusted twin).
 """
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, assert_raises, test,
-                         unpack)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr,
+                         assert_raises, test, unpack)
+from ..symbolic import UnsafeExpression, parse_expr_safely
 
 SET = ExerciseSet("duality", "Lagrange duality and the SVM dual", "08_duality",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -18,6 +22,7 @@ SET.exercise(
     "dual_objective",
     title="The dual objective",
     signature="def dual_objective(alpha, X, y):",
+    kind="formula",
     doc=r"""
     W(alpha) = sum_i alpha_i - 1/2 sum_i sum_j alpha_i alpha_j y_i y_j x_i @ x_j,
     without a Python loop.
@@ -38,11 +43,12 @@ SET.exercise(
     "primal_from_dual",
     title="From the dual solution back to (w, b)",
     signature="def primal_from_dual(alpha, X, y, C=np.inf):",
+    kind="formula",
     doc=r"""
-    Recover the primal solution from an optimal alpha:
-    w = sum_i alpha_i y_i x_i, and b = y_j - w @ x_j averaged over the free
-    support vectors j, those with 1e-8 < alpha_j < C - 1e-8.  Raise
-    ValueError when there is no free support vector.
+    Recover the primal solution (w, b) from an optimal alpha: w from
+    stationarity of the Lagrangian, b from complementary slackness at the
+    free support vectors (those with 1e-8 < alpha_j < C - 1e-8), averaged
+    over all of them.  Raise ValueError when there is no free support vector.
 
     Returns
     -------
@@ -54,6 +60,7 @@ SET.exercise(
     "small_dual_objective",
     title="The dual of a small problem, symbolically",
     signature="def small_dual_objective():",
+    kind="formula",
     doc=r"""
     Three training points: x1 = (1, 2) and x2 = (2, 0) with label +1,
     x3 = (-1, 0) with label -1.  Return the dual objective W(alpha) as a
@@ -68,6 +75,7 @@ SET.exercise(
     "small_dual_alpha",
     title="Solve a small hard-margin dual",
     signature="def small_dual_alpha():",
+    kind="experiment",
     doc=r"""
     Five training points: x1 = (2, 3), x2 = (3, 0), x4 = (4, 4) with label +1
     and x3 = (0, 0), x5 = (-1, 2) with label -1.  Solve the hard-margin dual
@@ -77,6 +85,94 @@ SET.exercise(
     Returns
     -------
     alpha : ndarray of shape (5,)
+    """,
+)
+
+SET.exercise(
+    "l2svm_dual",
+    title="The dual of the L2 soft margin",
+    signature="def l2svm_dual(X, y):",
+    kind="derivation",
+    hidden_tests=2,
+    doc=r"""
+    The L2 soft margin squares the slacks:
+
+        minimise  1/2 ||w||^2 + C/2 sum_i xi_i^2
+        subject to  y_i (w @ x_i + b) >= 1 - xi_i  for every i
+
+    (note the C/2, and no constraint xi_i >= 0).  Derive its Lagrange dual
+    and return the dual objective, the function of alpha that the dual
+    maximises, for the training data (X, y), as a sympy expression in
+    alpha1, ..., alphaN and C.  Do not use the equality constraint of the
+    dual to eliminate a variable, and leave the constraints out.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    y : ndarray of shape (N,), labels in {-1, +1}
+    """,
+    stub="""alpha = sp.symbols(f"alpha1:{len(y) + 1}", real=True)   # alpha[0] is alpha1
+C = sp.Symbol("C", positive=True)
+return None  # replace None by your expression""",
+)
+
+
+def _kkt_data(rng, n=10):
+    """A student's own (X, y, alpha, b, C, tol): some points break the KKT conditions, none is
+    within 0.01 of the tolerance (so rounding cannot decide), every kind of point occurs."""
+    while True:
+        y = np.where(np.arange(n) < n // 2, 1.0, -1.0)
+        X = np.round(rng.normal(size=(n, 2)) + 0.8 * y[:, None] * np.array([1.0, 0.5]), 2)
+        C = float(rng.choice([0.5, 1.0, 2.0]))
+        kind = rng.choice(3, size=n, p=[0.4, 0.3, 0.3])
+        free = np.round(rng.uniform(0.05, 0.95, size=n) * C, 2)
+        alpha = np.where(kind == 0, 0.0, np.where(kind == 1, C, free))
+        if rng.uniform() < 0.5:  # one multiplier just outside the box
+            alpha[rng.integers(n)] = float(rng.choice([-0.1, C + 0.1]))
+        b = float(np.round(rng.uniform(-0.5, 0.5), 2))
+        tol = 0.05
+        viol, box = _kkt_twin(X, y, alpha, b, C, tol)
+        bad = (viol > tol) | (box > tol)
+        clear = np.all(np.abs(viol - tol) > 0.01) and np.all(np.abs(box - tol) > 0.01)
+        if clear and 3 <= bad.sum() <= n - 3 and (alpha == 0).any() and (alpha == C).any() \
+                and ((alpha > 0) & (alpha < C)).any():
+            return {"X": X, "y": y, "alpha": alpha, "b": b, "C": C, "tol": tol}
+
+
+def _kkt_twin(X, y, alpha, b, C, tol):
+    """Per-point violations of the KKT conditions by linclf's SVC.kkt_violations (the twin),
+    applied to a model whose state is (alpha, b) on (X, y); and the box violations."""
+    from linclf.svm import SVC
+
+    model = SVC(C=C, kernel="linear")
+    model.alpha_, model._y, model._C = np.asarray(alpha, float), np.asarray(y, float), float(C)
+    model._v = model._y - (X @ X.T) @ (model.alpha_ * model._y)   # y_i - f(x_i) + b
+    model.intercept_ = np.array([float(b)])
+    model.dual_coef_ = (model.alpha_ * model._y)[None, :]
+    report = model.kkt_violations(tol=tol)
+    box = np.maximum(0.0, np.maximum(-model.alpha_, model.alpha_ - C))
+    return report.violation, box
+
+
+SET.exercise(
+    "kkt_violations",
+    title="Which points break the KKT conditions? (your own data)",
+    signature="def kkt_violations(X, y, alpha, b, C, tol):",
+    kind="implementation",
+    variant=_kkt_data,
+    hidden_tests=2,
+    doc=r"""
+    A candidate solution (alpha, b) of the soft-margin dual with the linear
+    kernel, and f(x) = w @ x + b with the w that alpha gives by stationarity.
+    Return the indices of the training points that violate the chapter's
+    soft-margin KKT conditions for their multiplier by more than tol: the
+    condition on y_i f(x_i) of the case alpha_i falls in (decided exactly:
+    alpha_i <= 0, 0 < alpha_i < C, alpha_i >= C), or the box 0 <= alpha_i <= C.
+    No loop over the points is needed.
+
+    Returns
+    -------
+    idx : ndarray of int, increasing
     """,
 )
 
@@ -137,3 +233,94 @@ def test_alpha_is_feasible(f):
 @test("small_dual_alpha", points=2)
 def test_alpha_is_optimal(f):
     assert_close(f(), ALPHA_M, "alpha", rtol=1e-7, atol=1e-9)
+
+
+# --------------------------------------------------------------------------
+# the L2 soft margin
+# --------------------------------------------------------------------------
+def _read_expr(got, what):
+    if not isinstance(got, str):
+        raise AssertionError(f"{what} should be a sympy expression, got {type(got).__name__}")
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression as exc:
+        raise AssertionError(f"{what} could not be read: {exc}") from None
+    if getattr(expr, "is_Matrix", False):
+        raise AssertionError(f"{what} should be a scalar expression, not a Matrix")
+    return expr
+
+
+def _value_at(expr, alpha, C, what):
+    names = {f"alpha{i + 1}": float(a) for i, a in enumerate(alpha)}
+    names["C"] = float(C)
+    extra = sorted(s.name for s in expr.free_symbols if s.name not in names)
+    if extra:
+        raise AssertionError(f"{what} uses unknown symbols {extra}")
+    return float(expr.xreplace({s: names[s.name] for s in expr.free_symbols}).evalf(30))
+
+
+X_3 = np.array([[1.0, 2.0], [2.0, 0.0], [-1.0, 0.0]])
+Y_3 = np.array([1.0, 1.0, -1.0])
+# six points no line separates; for C = 2 the primal optimum (minimised directly over (w, b)
+# with scipy) is P* = 5.3033033..., attained by the dual at ALPHA_L2 (linclf.SVC on K + I/C)
+X_6 = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.0], [1.0, -0.5], [0.5, 0.5], [1.5, 1.0]])
+Y_6 = np.array([-1.0, 1.0, 1.0, -1.0, 1.0, -1.0])
+ALPHA_L2 = np.array([1.135135135135135, 1.663663663663664, 1.471471471471471, 1.339339339339339,
+                     2.168168168168168, 2.828828828828829])
+P_L2 = 5.303303303303303
+
+
+@test("l2svm_dual", points=2)
+def test_l2_dual_three_points(f):
+    assert_expr(f(X_3, Y_3), "alpha1 + alpha2 + alpha3 - 5*alpha1**2/2 - 2*alpha2**2 - alpha3**2/2"
+                             " - 2*alpha1*alpha2 - alpha1*alpha3 - 2*alpha2*alpha3"
+                             " - (alpha1**2 + alpha2**2 + alpha3**2)/(2*C)",
+                ["alpha1", "alpha2", "alpha3", "C"], "the dual objective", positive=["C"])
+
+
+@test("l2svm_dual", points=2)
+def test_l2_strong_duality(f):
+    """At the dual optimum the dual objective equals the primal optimum; below it elsewhere."""
+    expr = _read_expr(f(X_6, Y_6), "the dual objective")
+    got = _value_at(expr, ALPHA_L2, 2.0, "the dual objective")
+    assert_close(got, P_L2, "the dual objective at the dual optimum, C = 2 (must equal the primal "
+                            "optimum P* by strong duality)", rtol=1e-9)
+    got = _value_at(expr, np.ones(6), 2.0, "the dual objective")
+    assert_close(got, 3.5, "the dual objective at alpha = (1, ..., 1), C = 2 (a feasible point, "
+                              "so below P*)", rtol=1e-9)
+
+
+# --------------------------------------------------------------------------
+# KKT conditions point by point
+# --------------------------------------------------------------------------
+# exact binary fractions: w = (0.875, 0.375), b = 0.125, C = 1; points 8 and 9 are one point
+# with both labels and alpha = C (x8 exactly on its margin), 12 and 13 another one
+X_KKT = np.array([[1.0, 0.0], [-1.0, 0.0], [2.0, 1.0], [0.5, 0.0], [0.0, 1.0], [-2.0, 0.5],
+                  [1.5, -1.0], [-0.5, 0.5], [-0.5, 3.5], [-0.5, 3.5], [-1.5, 0.5], [0.5, 0.5],
+                  [2.0, -1.0], [2.0, -1.0]])
+Y_KKT = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0])
+ALPHA_KKT = np.array([0.5, 0.25, 0.0, 1.0, 1.0, 0.0, 0.0, 1.25, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
+
+
+@test("kkt_violations", points=2)
+def test_kkt_every_case(f):
+    idx = as_array(f(X_KKT, Y_KKT, ALPHA_KKT, 0.125, 1.0, 1e-6), None, "idx")
+    assert_equal(idx, [1, 7, 11, 12], "the violating indices")
+
+
+@test("kkt_violations", points=1)
+def test_kkt_a_loose_tolerance(f):
+    idx = as_array(f(X_KKT, Y_KKT, ALPHA_KKT, 0.125, 1.0, 0.3), None, "idx")
+    assert_equal(idx, [12], "the violating indices (tol = 0.3)")
+
+
+@test("kkt_violations", points=2, variant=True)
+def test_kkt_on_your_own_data(f, data):
+    """Expected indices from linclf's SVC.kkt_violations (the twin) and the box."""
+    viol, box = _kkt_twin(data["X"], data["y"], data["alpha"], data["b"], data["C"], data["tol"])
+    expected = np.flatnonzero((viol > data["tol"]) | (box > data["tol"]))
+    idx = as_array(f(data["X"], data["y"], data["alpha"], data["b"], data["C"], data["tol"]), None, "idx")
+    if idx.shape != expected.shape:
+        raise AssertionError(f"the violating indices on your data: expected {len(expected)} indices, "
+                             f"got {len(idx)}: {idx.astype(int).tolist()}")
+    assert_equal(idx, expected, "the violating indices on your data")

@@ -1,25 +1,30 @@
-"""Exercise set "kernels" (chapter 9): an RBF Gram matrix, a feature map, the kernel decision function.
+"""Exercise set "kernels" (chapter 9): an RBF Gram matrix, a feature map, the kernel decision
+function, distances in feature space, which constructions are kernels, the kernel perceptron,
+and the sources' faulty feature map.
 
 Expected values are literals computed once from the reference solutions.
 """
 
 import numpy as np
 
-from ..framework import ExerciseSet, as_array, assert_close, assert_expr, test
+from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test,
+                         unpack)
+from ..symbolic import UnsafeExpression, compare_expr, parse_expr_safely
 
 SET = ExerciseSet("kernels", "Kernels", "09_kernels", preamble="import numpy as np\nimport sympy as sp\n")
 
 SET.exercise(
     "rbf_gram",
     title="An RBF Gram matrix without loops",
-    signature="def rbf_gram(X, Z, gamma):",
+    signature="def rbf_gram(X, Xp, gamma):",
+    kind="formula",
     doc=r"""
-    K[i, j] = exp(-gamma * ||X[i] - Z[j]||^2), vectorised (no Python loop).
+    K[i, j] = exp(-gamma * ||X[i] - Xp[j]||^2), vectorised (no Python loop).
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
-    Z : ndarray of shape (m, d)
+    Xp : ndarray of shape (m, d), the second arguments x' of the kernel
     gamma : float > 0
 
     Returns
@@ -32,9 +37,10 @@ SET.exercise(
     "poly2_features",
     title="The feature map of the quadratic kernel",
     signature="def poly2_features(X):",
+    kind="formula",
     doc=r"""
     An explicit feature map phi: R^2 -> R^6 of the kernel
-    K(x, z) = (x @ z + 1)^2, so that phi(x) @ phi(z) = K(x, z) for all x, z.
+    k(x, x') = (x @ x' + 1)^2, so that phi(x) @ phi(x') = k(x, x') for all x, x'.
 
     Parameters
     ----------
@@ -50,9 +56,10 @@ SET.exercise(
     "kernel_decision",
     title="The decision function of a kernel machine",
     signature="def kernel_decision(alpha, y, X_train, b, X_new, gamma):",
+    kind="formula",
     doc=r"""
-    f(x) = sum_i alpha_i y_i K(x_i, x) + b for every row x of X_new, with the
-    RBF kernel K(x, z) = exp(-gamma ||x - z||^2) and the training points x_i
+    f(x) = sum_i alpha_i y_i k(x_i, x) + b for every row x of X_new, with the
+    RBF kernel k(x, x') = exp(-gamma ||x - x'||^2) and the training points x_i
     in the rows of X_train.  Vectorise.
 
     Returns
@@ -65,13 +72,106 @@ SET.exercise(
     "feature_distance",
     title="Distances in feature space, symbolically",
     signature="def feature_distance():",
+    kind="formula",
     doc=r"""
-    For the kernel K(x, z) = (x @ z + 1)^2 on R^2, return the squared
-    distance ||phi(x) - phi(z)||^2 between the images of x = (x1, x2) and
-    z = (z1, z2) in feature space, as a sympy expression in x1, x2, z1, z2.
+    For the kernel k(x, x') = (x @ x' + 1)^2 on R^2, return the squared
+    distance ||phi(x) - phi(x')||^2 between the images of x = (x1, x2) and
+    x' = (z1, z2) in feature space, as a sympy expression in x1, x2, z1, z2.
     """,
     stub="""x1, x2, z1, z2 = sp.symbols("x1 x2 z1 z2", real=True)
 return None  # replace None by your expression""",
+)
+
+#: the candidates of ``kernel_closure`` (k1, k2: any PSD kernels on R^d; g: any real function;
+#: A: any matrix); the answer for each is whether it is a PSD kernel for every such choice
+CANDIDATES = ("k1 + k2", "k1 - k2", "k1 * k2", "3 * k1", "-k1", "exp(k1)", "exp(k1) - 1", "k1 - 1",
+              "k1 + 1", "(k1 + 2)**3", "k1**2 - k1", "tanh(k1)", "max(k1, k2)",
+              "k1(x, x') / sqrt(k1(x, x) k1(x', x'))", "g(x) k1(x, x') g(x')", "k1(A x, A x')",
+              "1 / (1 - k1)", "min(x, x')", "max(x, x')", "||x - x'||**2", "(x @ x' - 1)**2",
+              "cos(x - x')")
+
+SET.exercise(
+    "kernel_closure",
+    title="Which constructions are kernels?",
+    signature="def kernel_closure(candidates):",
+    kind="concept",
+    hidden_tests=2,
+    doc=r"""
+    k1 and k2 are arbitrary PSD kernels on R^d, g an arbitrary real function
+    on R^d and A an arbitrary matrix.  For each candidate below decide whether
+    it is a PSD kernel for EVERY such choice (True) or not always (False).
+    Fill in the dictionary; the function answers for the candidates asked.
+    Assumptions under which a candidate is defined: the normalised kernel
+    needs k1(x, x) > 0, "1 / (1 - k1)" needs |k1| < 1 everywhere,
+    "min(x, x')" and "max(x, x')" are on [0, inf) (d = 1), "cos(x - x')" is
+    on R (d = 1).
+
+    Parameters
+    ----------
+    candidates : list of str, keys of IS_KERNEL
+
+    Returns
+    -------
+    answers : list of bool, one per candidate, in the same order
+    """,
+    stub="IS_KERNEL = {\n" + "".join(f"    {c!r}: None,\n" for c in CANDIDATES)
+         + "}\nreturn [IS_KERNEL[c] for c in candidates]",
+)
+
+SET.exercise(
+    "kernel_perceptron",
+    title="The kernel perceptron",
+    signature="def kernel_perceptron(K, y, max_epochs=100):",
+    kind="implementation",
+    hidden_tests=2,
+    doc=r"""
+    Train the chapter's kernel perceptron, whose score is
+    f(x) = sum_i alpha_i y_i (k(x_i, x) + 1) (the + 1 is the constant
+    feature of the augmented vector), from alpha = 0.  Each epoch visits the
+    training points in index order; a point with y_t f(x_t) <= 0 is a
+    mistake and counts one more for alpha_t.  Stop after the first epoch
+    without a mistake, or after max_epochs epochs.
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, N), the Gram matrix K[i, j] = k(x_i, x_j)
+    y : ndarray of shape (N,), labels in {-1, +1}
+    max_epochs : int
+
+    Returns
+    -------
+    (alpha, b, converged) : ndarray of shape (N,), float, bool
+        The mistake counts, the intercept b = sum_i alpha_i y_i, and whether
+        an epoch without a mistake was reached.
+    """,
+)
+
+SET.exercise(
+    "corrected_feature_map",
+    title="Find the error: a feature map printed by a source",
+    signature="def corrected_feature_map():",
+    kind="find-the-error",
+    hidden_tests=1,
+    doc=r"""
+    A source writes, for x = (x1, x2) in R^2 and the kernel
+    k(x, x') = x @ x' + (x @ x')**2, the feature map
+
+        phi(x) = [x1, x2, x1**2, sqrt(2)*x1*x2, x2, x2**2]
+
+    and claims phi(x) @ phi(x') = x @ x' + (x @ x').  Find what is wrong,
+    then return (computed, phi3):
+
+    computed : the kernel that the printed map really computes,
+        phi(x) @ phi(x'), as a sympy expression in x1, x2, xp1, xp2
+        (x' = (xp1, xp2));
+    phi3 : a corrected map for the same kernel on R^3, x = (x1, x2, x3),
+        with as few features as possible (no repeated or zero coordinate),
+        as a sympy Matrix in x1, x2, x3.
+    """,
+    stub="""x1, x2, x3, xp1, xp2 = sp.symbols("x1 x2 x3 xp1 xp2", real=True)
+computed = None  # replace None by your expression
+phi3 = None      # replace None by sp.Matrix([...])
+return computed, phi3""",
 )
 
 X_K = np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 1.0], [2.0, 2.0, 2.0]])
@@ -137,3 +237,135 @@ def test_decision_values_other_gamma(f):
 def test_feature_distance(f):
     assert_expr(f(), "(x1**2 + x2**2 + 1)**2 + (z1**2 + z2**2 + 1)**2 - 2*(x1*z1 + x2*z2 + 1)**2",
                 ["x1", "x2", "z1", "z2"], "||phi(x) - phi(z)||^2")
+
+
+
+# --------------------------------------------------------------------------
+# which constructions are kernels
+# --------------------------------------------------------------------------
+ASKED_1 = ["k1 + k2", "k1 - k2", "k1 * k2", "tanh(k1)", "k1 - 1", "exp(k1)"]
+ASKED_2 = ["min(x, x')", "max(k1, k2)", "3 * k1", "-k1", "k1 + 1", "||x - x'||**2"]
+
+
+def _answers(got, n):
+    if not isinstance(got, list) or len(got) != n:
+        raise AssertionError(f"the answers should be a list of {n} booleans")
+    if not all(isinstance(a, bool) for a in got):
+        raise AssertionError("every answer should be True or False (fill in IS_KERNEL)")
+    return np.array(got)
+
+
+@test("kernel_closure", points=1)
+def test_closure_sums_products_differences(f):
+    assert_equal(_answers(f(ASKED_1), 6), [True, False, True, False, False, True],
+                 "the answers for " + ", ".join(ASKED_1))
+
+
+@test("kernel_closure", points=1)
+def test_closure_min_max_scaling(f):
+    assert_equal(_answers(f(ASKED_2), 6), [True, False, True, False, True, False],
+                 "the answers for " + ", ".join(ASKED_2))
+
+
+# --------------------------------------------------------------------------
+# the kernel perceptron
+# --------------------------------------------------------------------------
+X_EX = np.array([[3.0, 3.0], [4.0, 3.0], [1.0, 1.0]])
+Y_EX = np.array([1.0, 1.0, -1.0])
+X_8 = np.array([[0.0, 0.0], [1.0, 1.0], [-1.0, 1.0], [1.0, -1.0], [-1.0, -1.0], [2.0, 0.0],
+                [0.0, 2.0], [0.5, -0.5]])
+Y_8 = np.array([1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 1.0, 1.0])
+X_XOR = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+Y_XOR = np.array([1.0, 1.0, -1.0, -1.0])
+
+
+def kernel_perceptron_twin(X, y, kernel, max_epochs):
+    """(alpha, b, converged) of linclf's KernelPerceptron with the callable ``kernel``."""
+    import warnings
+
+    from linclf.kernel_perceptron import KernelPerceptron
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = KernelPerceptron(kernel=kernel, max_iter=max_epochs).fit(X, y)
+    return model.alpha_, float(model.intercept_[0]), bool(model.converged_)
+
+
+def _alpha_b_conv(got):
+    alpha, b, conv = unpack(got, 3, "the result (alpha, b, converged)")
+    if not isinstance(conv, bool):
+        raise AssertionError(f"converged should be True or False, got {type(conv).__name__}")
+    return alpha, b, conv
+
+
+@test("kernel_perceptron", points=2)
+def test_kp_linear_kernel_is_the_primal_perceptron(f):
+    """The worked example of chapter 3: w = (1, 1), b = -3 after 7 mistakes."""
+    alpha, b, conv = _alpha_b_conv(f(X_EX @ X_EX.T, Y_EX, 100))
+    assert_close(alpha, [2.0, 0.0, 5.0], "alpha")
+    assert_close(b, -3.0, "b")
+    assert_equal(conv, True, "converged")
+
+
+@test("kernel_perceptron", points=2)
+def test_kp_gaussian_kernel(f):
+    K = np.exp(-0.5 * ((X_8[:, None, :] - X_8[None, :, :]) ** 2).sum(axis=2))
+    alpha, b, conv = _alpha_b_conv(f(K, Y_8, 100))
+    assert_close(alpha, [1.0, 4.0, 2.0, 4.0, 1.0, 3.0, 3.0, 4.0], "alpha")
+    assert_close(b, 0.0, "b", atol=1e-12)
+    assert_equal(conv, True, "converged")
+
+
+@test("kernel_perceptron", points=1)
+def test_kp_xor_with_the_linear_kernel_does_not_converge(f):
+    alpha, b, conv = _alpha_b_conv(f(X_XOR @ X_XOR.T, Y_XOR, 4))
+    assert_close(alpha, [4.0, 4.0, 4.0, 4.0], "alpha after 4 epochs")
+    assert_equal(conv, False, "converged")
+
+
+# --------------------------------------------------------------------------
+# find the error: the printed feature map
+# --------------------------------------------------------------------------
+def _read(got, what, matrix):
+    if not isinstance(got, str):
+        raise AssertionError(f"{what} should be a sympy {'Matrix' if matrix else 'expression'}, "
+                             f"got {type(got).__name__}")
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression as exc:
+        raise AssertionError(f"{what} could not be read: {exc}") from None
+    if bool(getattr(expr, "is_Matrix", False)) != matrix:
+        raise AssertionError(f"{what} should be a {'Matrix' if matrix else 'scalar expression'}")
+    return expr
+
+
+def check_feature_map(phi, d, kernel_text, what="phi"):
+    """phi (a sympy Matrix in x1..xd) has phi(x) @ phi(x') = kernel_text (in x1.., xp1..)."""
+    import sympy as sp
+
+    xs = [sp.Symbol(f"x{i + 1}") for i in range(d)]
+    xps = [sp.Symbol(f"xp{i + 1}") for i in range(d)]
+    extra = sorted(s.name for s in phi.free_symbols if s not in xs)
+    if extra:
+        raise AssertionError(f"{what} may use only {[s.name for s in xs]}; it uses {extra}")
+    entries = list(phi)
+    phi_p = [e.xreplace(dict(zip(xs, xps))) for e in entries]
+    dot = sum(a * b for a, b in zip(entries, phi_p))
+    ok, msg = compare_expr(dot, parse_expr_safely(kernel_text), [s.name for s in xs + xps])
+    if not ok:
+        raise AssertionError(f"{what}(x) @ {what}(x') is not {kernel_text}: {msg}")
+    return entries
+
+
+@test("corrected_feature_map", points=1)
+def test_what_the_printed_map_computes(f):
+    computed, _ = unpack(f(), 2, "the result (computed, phi3)")
+    assert_expr(computed, "x1*xp1 + x2*xp2 + (x1*xp1 + x2*xp2)**2 + x2*xp2",
+                ["x1", "x2", "xp1", "xp2"], "phi(x) @ phi(x') for the printed map")
+
+
+@test("corrected_feature_map", points=2)
+def test_corrected_map_in_three_dimensions(f):
+    _, phi3 = unpack(f(), 2, "the result (computed, phi3)")
+    phi3 = _read(phi3, "phi3", matrix=True)
+    check_feature_map(phi3, 3, "x1*xp1 + x2*xp2 + x3*xp3 + (x1*xp1 + x2*xp2 + x3*xp3)**2", "phi3")

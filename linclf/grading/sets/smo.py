@@ -1,15 +1,18 @@
-"""Exercise set "smo" (chapter 10): one step of sequential minimal optimisation.
+"""Exercise set "smo" (chapter 10): one step of sequential minimal optimisation, the decrease
+of a clipped step, and a whole solver.
 
-Notation of Platt (1998): the pair being optimised is (alpha1, alpha2), passed
-as arrays of length 2; f(x) = sum_j alpha_j y_j K(x_j, x) + b and the errors are
-E_i = f(x_i) - y_i; K is the 2 x 2 Gram matrix of the pair and
-kappa = K11 + K22 - 2 K12.  Expected values are literals computed once from the
-reference solutions.
+The pair being optimised is (alpha1, alpha2), passed as arrays of length 2;
+f(x) = sum_j alpha_j y_j k(x_j, x) + b and the errors are E_i = f(x_i) - y_i; K is
+the 2 x 2 Gram matrix of the pair and kappa = K11 + K22 - 2 K12 (Platt's eta).  The
+dual is minimised: Psi(alpha) = 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij - sum_i alpha_i.
+Expected values are literals computed once from the reference solutions (and checked
+against ``linclf.SVC``, whose ``dual_objective_`` reports Psi).
 """
 
 import numpy as np
 
-from ..framework import ExerciseSet, assert_close, assert_expr, test, unpack
+from ..framework import ExerciseSet, as_array, as_float, assert_close, assert_expr, test, unpack
+from ..symbolic import UnsafeExpression, compare_expr, parse_expr_safely
 
 SET = ExerciseSet("smo", "Sequential minimal optimisation", "10_smo",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -18,8 +21,9 @@ SET.exercise(
     "smo_unclipped_alpha2",
     title="The unclipped step, symbolically",
     signature="def smo_unclipped_alpha2():",
+    kind="formula",
     doc=r"""
-    Minimise the dual objective along the line y1 alpha1 + y2 alpha2 = const
+    Minimise the dual Psi along the line y1 alpha1 + y2 alpha2 = const
     and return the unclipped minimiser alpha2_unc as a sympy expression in
     a2 (the old alpha2), y2, E1, E2, K11, K22, K12.
     The checker treats y2 as an arbitrary real symbol, so where you use
@@ -33,6 +37,7 @@ SET.exercise(
     "smo_bounds",
     title="The clipping bounds L and H",
     signature="def smo_bounds(alpha, y, C):",
+    kind="formula",
     doc=r"""
     The interval [L, H] in which the new alpha2 must lie so that both
     multipliers stay in [0, C] while y1 alpha1 + y2 alpha2 stays fixed.
@@ -53,6 +58,7 @@ SET.exercise(
     "smo_pair_update",
     title="The two-variable update with clipping",
     signature="def smo_pair_update(alpha, y, E, K, C):",
+    kind="formula",
     doc=r"""
     One SMO step on the pair: the unclipped optimum
     alpha2_unc = alpha2 + y2 (E1 - E2) / kappa, clipped to [L, H], then
@@ -77,17 +83,64 @@ SET.exercise(
     "smo_bias",
     title="The new threshold b",
     signature="def smo_bias(b, E, y, alpha_old, alpha_new, K, C):",
+    kind="formula",
     doc=r"""
     The threshold after an SMO step.  b1 is the value that makes
-    g(x1) = y1 with the new multipliers,
+    f(x1) = y1 with the new multipliers,
     b1 = b - E1 - y1 (a1_new - a1_old) K11 - y2 (a2_new - a2_old) K12,
-    and b2 the one that makes g(x2) = y2,
+    and b2 the one that makes f(x2) = y2,
     b2 = b - E2 - y1 (a1_new - a1_old) K12 - y2 (a2_new - a2_old) K22.
     Return b1 if 0 < a1_new < C, else b2 if 0 < a2_new < C, else (b1 + b2) / 2.
 
     Returns
     -------
     b_new : float
+    """,
+)
+
+SET.exercise(
+    "second_order_gain",
+    title="How much a clipped step gains",
+    signature="def second_order_gain():",
+    kind="derivation",
+    hidden_tests=1,
+    doc=r"""
+    An SMO step moves alpha2 from a2 to a2n (anywhere on the segment, in
+    particular the clipped value) and alpha1 so that y1 alpha1 + y2 alpha2
+    does not change.  Return the decrease Psi(old) - Psi(new) of the dual as
+    a sympy expression in E1, E2, y2, kappa, a2, a2n, valid for every kappa,
+    kappa <= 0 included (the errors E_i are those before the step).
+    The checker sets y2 = +1 and y2 = -1 in your answer.
+    """,
+    stub="""E1, E2, y2, kappa, a2, a2n = sp.symbols("E1 E2 y2 kappa a2 a2n", real=True)
+return None  # replace None by your expression""",
+)
+
+SET.exercise(
+    "smo_solver",
+    title="A whole SMO solver",
+    signature="def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):",
+    kind="implementation",
+    hidden_tests=3,
+    doc=r"""
+    Minimise Psi(alpha) subject to 0 <= alpha_i <= C and sum_i alpha_i y_i = 0
+    by SMO, from alpha = 0: choose a violating pair (any working-set rule),
+    take the step of smo_pair_update, keep the errors E_i up to date, and
+    stop when max_{i in I_low} E_i - min_{i in I_up} E_i <= tol (or after
+    max_steps steps).  A pair with kappa <= 0 must not stall the solver.
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, N), the Gram matrix
+    y : ndarray of shape (N,), labels in {-1, +1}
+    C : float > 0
+    tol : float > 0
+
+    Returns
+    -------
+    (alpha, b) : ndarray of shape (N,), float
+        The multipliers and a threshold b for which the KKT conditions of
+        the chapter hold to within tol.
     """,
 )
 
@@ -171,3 +224,106 @@ def test_bias_both_at_bounds(f):
 def test_unclipped(f):
     assert_expr(f(), "a2 + y2*(E1 - E2)/(K11 + K22 - 2*K12)",
                 ["a2", "y2", "E1", "E2", "K11", "K22", "K12"], "alpha2_unc")
+
+
+
+# --------------------------------------------------------------------------
+# the decrease of a clipped step
+# --------------------------------------------------------------------------
+_GAIN_SYMBOLS = ["E1", "E2", "y2", "kappa", "a2", "a2n"]
+
+
+def read_gain(got):
+    if not isinstance(got, str):
+        raise AssertionError(f"the decrease should be a sympy expression, got {type(got).__name__}")
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression as exc:
+        raise AssertionError(f"the decrease could not be read: {exc}") from None
+    if getattr(expr, "is_Matrix", False):
+        raise AssertionError("the decrease should be a scalar expression, not a Matrix")
+    return expr
+
+
+def check_gain(expr, expected, what="the decrease"):
+    for label in (1, -1):
+        got = expr.subs("y2", label)
+        ok, msg = compare_expr(got, parse_expr_safely(expected.replace("y2", f"({label})")),
+                               [n for n in _GAIN_SYMBOLS if n != "y2"])
+        if not ok:
+            raise AssertionError(f"{what} at y2 = {label:+d}: {msg}")
+
+
+@test("second_order_gain", points=2)
+def test_gain_of_any_step(f):
+    check_gain(read_gain(f()), "y2*(E1 - E2)*(a2n - a2) - kappa*(a2n - a2)**2/2")
+
+
+@test("second_order_gain", points=1)
+def test_gain_at_the_vertex_is_the_unclipped_bound(f):
+    """At a2n = a2 + y2 (E1 - E2)/kappa your decrease must be (E1 - E2)^2/(2 kappa)."""
+    expr = read_gain(f())
+    for label in (1, -1):
+        at_vertex = expr.subs("y2", label).subs("a2n", parse_expr_safely(f"a2 + ({label})*(E1 - E2)/kappa"))
+        ok, msg = compare_expr(at_vertex, parse_expr_safely("(E1 - E2)**2/(2*kappa)"),
+                               ["E1", "E2", "kappa", "a2"], positive=["kappa"])
+        if not ok:
+            raise AssertionError(f"the decrease at the unclipped vertex, y2 = {label:+d}: {msg}")
+
+
+# --------------------------------------------------------------------------
+# a whole solver
+# --------------------------------------------------------------------------
+def smo_twin(K, y, C, tol=1e-10):
+    """(alpha, b, Psi) of linclf's SVC on the Gram matrix K (the trusted twin)."""
+    from linclf.svm import SVC
+
+    index = np.arange(len(y), dtype=float)[:, None]
+
+    def kernel(A, B):
+        return K[np.ix_(A[:, 0].astype(int), B[:, 0].astype(int))]
+
+    model = SVC(C=C, kernel=kernel, tol=tol).fit(index, y)
+    return model.alpha_, float(model.intercept_[0]), float(model.dual_objective_)
+
+
+def check_solution(got, K, y, C, psi_star, *, rtol=1e-6, kkt_tol=1e-4):
+    """alpha feasible, Psi(alpha) = psi_star to rtol, and the KKT conditions hold with b."""
+    alpha, b = unpack(got, 2, "the result (alpha, b)")
+    alpha = as_array(alpha, (len(y),), "alpha")
+    b = as_float(b, "b")
+    assert_close(np.clip(alpha, None, 0.0), np.zeros(len(y)), "the negative part of alpha", atol=1e-9)
+    assert_close(np.clip(alpha - C, 0.0, None), np.zeros(len(y)), "alpha above C", atol=1e-9 * max(1.0, C))
+    assert_close(alpha @ y, 0.0, "sum_i alpha_i y_i", atol=1e-8 * max(1.0, C))
+    v = alpha * y
+    assert_close(0.5 * v @ K @ v - alpha.sum(), psi_star, "Psi(alpha)", rtol=rtol, atol=0.0)
+    m = y * (K @ v + b)                        # y_i f(x_i)
+    at_zero, at_C = alpha <= 1e-9 * C, alpha >= C * (1 - 1e-9)
+    violation = np.where(at_zero, np.maximum(0.0, 1 - m),
+                         np.where(at_C, np.maximum(0.0, m - 1), np.abs(m - 1)))
+    assert_close(violation, np.zeros(len(y)), "the KKT violations with your b", atol=kkt_tol)
+
+
+X_10 = np.array([[0.5, 1.0], [1.5, 0.5], [2.0, 2.0], [0.0, 2.5], [1.0, -0.5],
+                 [-1.0, 0.0], [0.0, -1.0], [-0.5, 1.5], [1.0, 1.0], [-2.0, -1.0]])
+Y_10 = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0])
+
+
+@test("smo_solver", points=2)
+def test_smo_linear_kernel(f):
+    K = X_10 @ X_10.T
+    check_solution(f(K, Y_10, 1.0, 1e-8), K, Y_10, 1.0, -4.8061224489795915)
+
+
+@test("smo_solver", points=1)
+def test_smo_linear_kernel_threshold(f):
+    """Three free support vectors fix b = -3/7."""
+    K = X_10 @ X_10.T
+    _, b = unpack(f(K, Y_10, 1.0, 1e-8), 2, "the result (alpha, b)")
+    assert_close(b, -3 / 7, "b", atol=1e-5)
+
+
+@test("smo_solver", points=2)
+def test_smo_gaussian_kernel(f):
+    K = np.exp(-0.5 * ((X_10[:, None, :] - X_10[None, :, :]) ** 2).sum(axis=2))
+    check_solution(f(K, Y_10, 10.0, 1e-8), K, Y_10, 10.0, -27.01575429322642)
