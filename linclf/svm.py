@@ -34,7 +34,7 @@ from .base import BaseEstimator, KernelClassifierMixin
 from .kernels import Kernel
 from .smo import SELECTIONS, smo_solve
 
-__all__ = ["SVC", "LinearSVM", "KKTReport", "dual_objective"]
+__all__ = ["SVC", "LinearSVM", "KKTReport", "dual_objective", "kkt_report"]
 
 # the primal solvers of the linear SVM live in their own module
 from .linear_svm import LinearSVM  # noqa: E402
@@ -70,6 +70,59 @@ def dual_objective(dual_coef, K):
             f"K must have shape ({beta.size}, {beta.size}) to match dual_coef; got {K.shape}."
         )
     return float(0.5 * beta @ K @ beta - np.abs(beta).sum())
+
+
+def kkt_report(margin, alpha, y, C, tol=1e-3):
+    """The soft-margin KKT conditions of a candidate ``alpha`` with the margins it gives.
+
+    Parameters
+    ----------
+    margin : array_like of shape (n_samples,)
+        :math:`y_i f(\\mathbf x_i)` under the candidate's :math:`\\mathbf w` and :math:`b`.
+    alpha : array_like of shape (n_samples,)
+        The multipliers.
+    y : array_like of shape (n_samples,)
+        Labels in :math:`\\{-1, +1\\}`.
+    C : float
+        Box bound (``np.inf`` for the hard margin).
+    tol : float, default=1e-3
+        Threshold for counting a sample as violating.
+
+    Returns
+    -------
+    KKTReport
+        Per point, the amount by which its condition (:math:`\\alpha_i = 0`: :math:`y_if\\ge1`;
+        :math:`0<\\alpha_i<C`: :math:`y_if = 1`; :math:`\\alpha_i = C`: :math:`y_if\\le1`) fails,
+        and the box and equality violations.
+    """
+    tol = float(check_positive(tol, "tol"))
+    margin, alpha, y = (np.asarray(v, dtype=float) for v in (margin, alpha, y))
+    if not (margin.shape == alpha.shape == y.shape) or margin.ndim != 1:
+        raise ValueError(f"margin, alpha and y must be 1-D of one length; got shapes "
+                         f"{margin.shape}, {alpha.shape}, {y.shape}.")
+    C = float(C)
+    at_zero = alpha <= 0
+    at_C = alpha >= C  # never true for the hard margin (C = inf)
+    violation = np.where(
+        at_zero, np.maximum(0.0, 1 - margin),
+        np.where(at_C, np.maximum(0.0, margin - 1), np.abs(1 - margin)),
+    )
+    condition = np.where(
+        at_zero, "alpha=0: y f(x) >= 1",
+        np.where(at_C, "alpha=C: y f(x) <= 1", "0<alpha<C: y f(x) = 1"),
+    )
+    box = float(np.max(np.maximum(0.0, np.maximum(-alpha, alpha - C))))
+    worst = int(np.argmax(violation))
+    return KKTReport(
+        violation=violation,
+        condition=condition,
+        max_violation=float(violation[worst]),
+        worst=worst,
+        n_violations=int(np.sum(violation > tol)),
+        box_violation=box,
+        equality_violation=float(abs(np.dot(y, alpha))),
+        tol=tol,
+    )
 
 
 @dataclass
@@ -321,27 +374,5 @@ class SVC(BaseEstimator, KernelClassifierMixin):
         """
         check_is_fitted(self, "dual_coef_")
         tol = float(check_positive(tol, "tol"))
-        alpha, y, C = self.alpha_, self._y, self._C
-        margin = y * (y - self._v + self.intercept_[0])  # y_i f(x_i)
-        at_zero = alpha <= 0
-        at_C = alpha >= C  # never true for the hard margin (C = inf)
-        violation = np.where(
-            at_zero, np.maximum(0.0, 1 - margin),
-            np.where(at_C, np.maximum(0.0, margin - 1), np.abs(1 - margin)),
-        )
-        condition = np.where(
-            at_zero, "alpha=0: y f(x) >= 1",
-            np.where(at_C, "alpha=C: y f(x) <= 1", "0<alpha<C: y f(x) = 1"),
-        )
-        box = float(np.max(np.maximum(0.0, np.maximum(-alpha, alpha - C))))
-        worst = int(np.argmax(violation))
-        return KKTReport(
-            violation=violation,
-            condition=condition,
-            max_violation=float(violation[worst]),
-            worst=worst,
-            n_violations=int(np.sum(violation > tol)),
-            box_violation=box,
-            equality_violation=float(abs(np.dot(y, alpha))),
-            tol=tol,
-        )
+        margin = self._y * (self._y - self._v + self.intercept_[0])  # y_i f(x_i)
+        return kkt_report(margin, self.alpha_, self._y, self._C, tol)

@@ -796,3 +796,24 @@ def test_duality_gap_refinement(monkeypatch):
         assert gap == pytest.approx((primal + dual) / abs(dual), rel=1e-6)
         assert gap >= rel_error(res) - 1e-12  # it bounds the objective's error
     assert state.relative_duality_gap(state.Problem(kern, X, y, 1.0, 1e-3, 1e6), 0.0) == 0.0
+
+
+def test_kkt_report_is_the_svc_check_and_refuses_mismatched_shapes():
+    from linclf.svm import kkt_report
+
+    from linclf.datasets import make_gaussian_classes
+
+    X, y = make_gaussian_classes(60, [[0.0, 0.0], [2.0, 1.0]], covs=0.7, random_state=4)
+    svc = SVC(kernel="linear", C=0.5, tol=1e-6).fit(X, y)
+    y_pm = np.where(y == svc.classes_[1], 1.0, -1.0)
+    margin = y_pm * svc.decision_function(X)
+    ours = kkt_report(margin, svc.alpha_, y_pm, 0.5, tol=1e-3)
+    assert np.allclose(ours.violation, svc.kkt_violations(tol=1e-3).violation, atol=1e-9)
+    assert ours.max_violation < 1e-3
+    # a point with alpha = C but margin above 1 violates its condition by the excess
+    alpha_bad = svc.alpha_.copy()
+    i = int(np.argmax(margin))
+    alpha_bad[i] = 0.5
+    assert np.isclose(kkt_report(margin, alpha_bad, y_pm, 0.5).violation[i], margin[i] - 1)
+    with pytest.raises(ValueError, match="1-D of one length"):
+        kkt_report(margin[:-1], svc.alpha_, y_pm, 0.5)

@@ -140,18 +140,14 @@ def _kkt_data(rng, n=10):
 
 
 def _kkt_twin(X, y, alpha, b, C, tol):
-    """Per-point violations of the KKT conditions by linclf's SVC.kkt_violations (the twin),
-    applied to a model whose state is (alpha, b) on (X, y); and the box violations."""
-    from linclf.svm import SVC
+    """Per-point violations of the KKT conditions by linclf's ``kkt_report`` (the twin, the
+    function behind ``SVC.kkt_violations``) for (alpha, b) on (X, y); and the box violations."""
+    from linclf.svm import kkt_report
 
-    model = SVC(C=C, kernel="linear")
-    model.alpha_, model._y, model._C = np.asarray(alpha, float), np.asarray(y, float), float(C)
-    model._v = model._y - (X @ X.T) @ (model.alpha_ * model._y)   # y_i - f(x_i) + b
-    model.intercept_ = np.array([float(b)])
-    model.dual_coef_ = (model.alpha_ * model._y)[None, :]
-    report = model.kkt_violations(tol=tol)
-    box = np.maximum(0.0, np.maximum(-model.alpha_, model.alpha_ - C))
-    return report.violation, box
+    alpha, y = np.asarray(alpha, float), np.asarray(y, float)
+    margin = y * (X @ ((alpha * y) @ X) + b)
+    box = np.maximum(0.0, np.maximum(-alpha, alpha - C))
+    return kkt_report(margin, alpha, y, C, tol).violation, box
 
 
 SET.exercise(
