@@ -189,12 +189,12 @@ WRONG = {
         "linear kernel": lambda alpha, y, X_train, b, X_new, gamma: X_new @ X_train.T @ (alpha * y) + b,
     },
     ("kernels", "feature_distance"): {
-        "distance in input space": lambda: (lambda x1, x2, z1, z2: (x1 - z1)**2 + (x2 - z2)**2)(
-            *_sym("x1 x2 z1 z2")),
-        "forgot the factor 2": lambda: (lambda x1, x2, z1, z2: (x1**2 + x2**2 + 1)**2 + (z1**2 + z2**2 + 1)**2
-                                        - (x1 * z1 + x2 * z2 + 1)**2)(*_sym("x1 x2 z1 z2")),
-        "kernel of the difference": lambda: (lambda x1, x2, z1, z2: ((x1 - z1)**2 + (x2 - z2)**2 + 1)**2)(
-            *_sym("x1 x2 z1 z2")),
+        "distance in input space": lambda: (lambda x1, x2, xp1, xp2: (x1 - xp1)**2 + (x2 - xp2)**2)(
+            *_sym("x1 x2 xp1 xp2")),
+        "forgot the factor 2": lambda: (lambda x1, x2, xp1, xp2: (x1**2 + x2**2 + 1)**2 + (xp1**2 + xp2**2 + 1)**2
+                                        - (x1 * xp1 + x2 * xp2 + 1)**2)(*_sym("x1 x2 xp1 xp2")),
+        "kernel of the difference": lambda: (lambda x1, x2, xp1, xp2: ((x1 - xp1)**2 + (x2 - xp2)**2 + 1)**2)(
+            *_sym("x1 x2 xp1 xp2")),
     },
     ("smo", "smo_bounds"): {
         "cases swapped": lambda alpha, y, C: _bounds(alpha, y, C, swap=True),
@@ -387,11 +387,11 @@ def test_poly2_features_and_feature_distance():
     rng = np.random.default_rng(2)
     X, Z = rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
     assert np.allclose(ref.poly2_features(X) @ ref.poly2_features(Z).T, (X @ Z.T + 1) ** 2)
-    x1, x2, z1, z2 = _sym("x1 x2 z1 z2")
+    x1, x2, xp1, xp2 = _sym("x1 x2 xp1 xp2")
     expr = ref.feature_distance()
     for x, z in zip(X, Z):
         d2 = np.sum((ref.poly2_features(x[None]) - ref.poly2_features(z[None])) ** 2)
-        assert np.isclose(float(expr.subs({x1: x[0], x2: x[1], z1: z[0], z2: z[1]})), d2)
+        assert np.isclose(float(expr.subs({x1: x[0], x2: x[1], xp1: z[0], xp2: z[1]})), d2)
 
 
 def test_unclipped_step_is_the_minimiser_along_the_constraint():

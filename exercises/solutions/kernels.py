@@ -25,10 +25,10 @@ def kernel_decision(alpha, y, X_train, b, X_new, gamma):
 
 
 def feature_distance():
-    x1, x2, z1, z2 = sp.symbols("x1 x2 z1 z2", real=True)
+    x1, x2, xp1, xp2 = sp.symbols("x1 x2 xp1 xp2", real=True)
     K = lambda u1, u2, v1, v2: (u1 * v1 + u2 * v2 + 1) ** 2  # noqa: E731
     # |phi(x) - phi(z)|^2 = K(x, x) + K(z, z) - 2 K(x, z)
-    return K(x1, x2, x1, x2) + K(z1, z2, z1, z2) - 2 * K(x1, x2, z1, z2)
+    return K(x1, x2, x1, x2) + K(xp1, xp2, xp1, xp2) - 2 * K(x1, x2, xp1, xp2)
 
 
 

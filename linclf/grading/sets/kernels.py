@@ -76,9 +76,9 @@ SET.exercise(
     doc=r"""
     For the kernel k(x, x') = (x @ x' + 1)^2 on R^2, return the squared
     distance ||phi(x) - phi(x')||^2 between the images of x = (x1, x2) and
-    x' = (z1, z2) in feature space, as a sympy expression in x1, x2, z1, z2.
+    x' = (xp1, xp2) in feature space, as a sympy expression in x1, x2, xp1, xp2.
     """,
-    stub="""x1, x2, z1, z2 = sp.symbols("x1 x2 z1 z2", real=True)
+    stub="""x1, x2, xp1, xp2 = sp.symbols("x1 x2 xp1 xp2", real=True)
 return None  # replace None by your expression""",
 )
 
@@ -235,8 +235,8 @@ def test_decision_values_other_gamma(f):
 
 @test("feature_distance", points=2)
 def test_feature_distance(f):
-    assert_expr(f(), "(x1**2 + x2**2 + 1)**2 + (z1**2 + z2**2 + 1)**2 - 2*(x1*z1 + x2*z2 + 1)**2",
-                ["x1", "x2", "z1", "z2"], "||phi(x) - phi(z)||^2")
+    assert_expr(f(), "(x1**2 + x2**2 + 1)**2 + (xp1**2 + xp2**2 + 1)**2 - 2*(x1*xp1 + x2*xp2 + 1)**2",
+                ["x1", "x2", "xp1", "xp2"], "||phi(x) - phi(x')||^2")
 
 
 
