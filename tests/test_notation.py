@@ -142,3 +142,15 @@ def test_every_solution_is_followed_by_its_checking_cell(path):
         if "assert" not in code:
             problems.append(f"{label}: the checking cell asserts nothing")
     assert not problems, "\n".join(problems)
+
+
+FIGURE = re.compile(r"^```\{(?:glue:figure|figure)\}[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_citation_inside_a_figure_caption(path):
+    """A {cite} in a caption becomes a hyperlink inside LaTeX's moving \\caption argument,
+    which stops the PDF build ("Argument of \\Hy@tempa has an extra }")."""
+    bad = [m.group(1)[:80] for m in FIGURE.finditer(path.read_text(encoding="utf-8"))
+           if "{cite" in m.group(1)]
+    assert not bad, f"cite the source in the text, not in the caption: {bad}"
