@@ -480,6 +480,25 @@ def assert_equal(got, expected, what="the result"):
     return arr
 
 
+def read_expr(got, what="the expression", *, matrix=False):
+    """A returned sympy answer (it arrives as text) rebuilt safely, or fail with a clear message.
+
+    ``matrix`` says whether a Matrix is expected (True) or a scalar expression (False).
+    """
+    from .symbolic import UnsafeExpression, parse_expr_safely
+
+    kind = "Matrix" if matrix else "expression"
+    if got is None or not isinstance(got, str):
+        fail(f"{what} should be a sympy {kind}, got {type_name(got)}")
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression as exc:
+        fail(f"{what} could not be read: {exc}")
+    if bool(getattr(expr, "is_Matrix", False)) != matrix:
+        fail(f"{what} should be a {'Matrix' if matrix else 'scalar expression, not a Matrix'}")
+    return expr
+
+
 def assert_expr(got, expected, symbols, what="the expression", *, positive=()):
     """``got`` (a returned sympy object) equals ``expected`` (sympy text) symbolically.
 

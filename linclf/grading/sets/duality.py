@@ -11,9 +11,17 @@ test of ``kkt_violations`` takes its expected indices from ``linclf.svm.SVC.kkt_
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr,
-                         assert_raises, test, unpack)
-from ..symbolic import UnsafeExpression, parse_expr_safely
+from ..framework import (
+    ExerciseSet,
+    as_array,
+    assert_close,
+    assert_equal,
+    assert_expr,
+    assert_raises,
+    read_expr,
+    test,
+    unpack,
+)
 
 SET = ExerciseSet("duality", "Lagrange duality and the SVM dual", "08_duality",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -234,18 +242,6 @@ def test_alpha_is_optimal(f):
 # --------------------------------------------------------------------------
 # the L2 soft margin
 # --------------------------------------------------------------------------
-def _read_expr(got, what):
-    if not isinstance(got, str):
-        raise AssertionError(f"{what} should be a sympy expression, got {type(got).__name__}")
-    try:
-        expr = parse_expr_safely(str(got))
-    except UnsafeExpression as exc:
-        raise AssertionError(f"{what} could not be read: {exc}") from None
-    if getattr(expr, "is_Matrix", False):
-        raise AssertionError(f"{what} should be a scalar expression, not a Matrix")
-    return expr
-
-
 def _value_at(expr, alpha, C, what):
     names = {f"alpha{i + 1}": float(a) for i, a in enumerate(alpha)}
     names["C"] = float(C)
@@ -277,7 +273,7 @@ def test_l2_dual_three_points(f):
 @test("l2svm_dual", points=2)
 def test_l2_strong_duality(f):
     """At the dual optimum the dual objective equals the primal optimum; below it elsewhere."""
-    expr = _read_expr(f(X_6, Y_6), "the dual objective")
+    expr = read_expr(f(X_6, Y_6), "the dual objective")
     got = _value_at(expr, ALPHA_L2, 2.0, "the dual objective")
     assert_close(got, P_L2, "the dual objective at the dual optimum, C = 2 (must equal the primal "
                             "optimum P* by strong duality)", rtol=1e-9)

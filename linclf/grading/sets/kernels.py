@@ -7,9 +7,17 @@ Expected values are literals computed once from the reference solutions.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test,
-                         unpack)
-from ..symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+from ..framework import (
+    ExerciseSet,
+    as_array,
+    assert_close,
+    assert_equal,
+    assert_expr,
+    read_expr,
+    test,
+    unpack,
+)
+from ..symbolic import compare_expr, parse_expr_safely
 
 SET = ExerciseSet("kernels", "Kernels", "09_kernels", preamble="import numpy as np\nimport sympy as sp\n")
 
@@ -327,16 +335,7 @@ def test_kp_xor_with_the_linear_kernel_does_not_converge(f):
 # find the error: the printed feature map
 # --------------------------------------------------------------------------
 def _read(got, what, matrix):
-    if not isinstance(got, str):
-        raise AssertionError(f"{what} should be a sympy {'Matrix' if matrix else 'expression'}, "
-                             f"got {type(got).__name__}")
-    try:
-        expr = parse_expr_safely(str(got))
-    except UnsafeExpression as exc:
-        raise AssertionError(f"{what} could not be read: {exc}") from None
-    if bool(getattr(expr, "is_Matrix", False)) != matrix:
-        raise AssertionError(f"{what} should be a {'Matrix' if matrix else 'scalar expression'}")
-    return expr
+    return read_expr(got, what, matrix=matrix)
 
 
 def check_feature_map(phi, d, kernel_text, what="phi"):

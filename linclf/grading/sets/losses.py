@@ -9,8 +9,17 @@ against linclf.LinearSVM's optimum (the trusted twin).
 
 import numpy as np
 
-from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_equal,
-                         assert_expr, test, unpack)
+from ..framework import (
+    ExerciseSet,
+    as_array,
+    assert_close,
+    assert_equal,
+    assert_expr,
+    fail,
+    read_expr,
+    test,
+    unpack,
+)
 
 SET = ExerciseSet("losses", "Loss functions", "11_losses", preamble="import numpy as np\nimport sympy as sp\n")
 
@@ -221,14 +230,7 @@ def check_function_of_q(got, expected, what):
     """``got`` (sympy text in q) takes the ``expected`` values at ``Q_POINTS``."""
     import sympy as sp
 
-    from ..symbolic import UnsafeExpression, parse_expr_safely
-
-    if got is None or not isinstance(got, str):
-        fail(f"{what} should be a sympy expression in q, got {type(got).__name__}")
-    try:
-        expr = parse_expr_safely(str(got))
-    except UnsafeExpression as exc:
-        fail(f"{what} could not be read: {exc}")
+    expr = read_expr(got, what)
     extra = sorted(s.name for s in getattr(expr, "free_symbols", set()) if s.name != "q")
     if extra or isinstance(expr, sp.MatrixBase):
         fail(f"{what} should be a scalar expression in q only; it uses {extra}")

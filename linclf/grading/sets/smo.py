@@ -11,8 +11,17 @@ against ``linclf.SVC``, whose ``dual_objective_`` reports Psi).
 
 import numpy as np
 
-from ..framework import ExerciseSet, as_array, as_float, assert_close, assert_expr, test, unpack
-from ..symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+from ..framework import (
+    ExerciseSet,
+    as_array,
+    as_float,
+    assert_close,
+    assert_expr,
+    read_expr,
+    test,
+    unpack,
+)
+from ..symbolic import compare_expr, parse_expr_safely
 
 SET = ExerciseSet("smo", "Sequential minimal optimisation", "10_smo",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -234,15 +243,7 @@ _GAIN_SYMBOLS = ["E1", "E2", "y2", "kappa", "a2", "a2n"]
 
 
 def read_gain(got):
-    if not isinstance(got, str):
-        raise AssertionError(f"the decrease should be a sympy expression, got {type(got).__name__}")
-    try:
-        expr = parse_expr_safely(str(got))
-    except UnsafeExpression as exc:
-        raise AssertionError(f"the decrease could not be read: {exc}") from None
-    if getattr(expr, "is_Matrix", False):
-        raise AssertionError("the decrease should be a scalar expression, not a Matrix")
-    return expr
+    return read_expr(got, "the decrease")
 
 
 def check_gain(expr, expected, what="the decrease"):
