@@ -9,7 +9,16 @@ literals computed once from the reference solutions.
 import numpy as np
 import sympy as sp
 
-from ..framework import ExerciseSet, fail, as_array, assert_close, assert_expr, test, unpack
+from ..framework import (
+    ExerciseSet,
+    as_array,
+    assert_close,
+    assert_expr,
+    fail,
+    read_expr,
+    test,
+    unpack,
+)
 
 SET = ExerciseSet("softmax", "Softmax regression", "06_softmax",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -292,14 +301,7 @@ def _names(c):
 
 
 def _parse(got, what):
-    from ..symbolic import UnsafeExpression, parse_expr_safely
-
-    if got is None or not isinstance(got, str):
-        fail(f"{what} should be a sympy expression, got {type(got).__name__}")
-    try:
-        return parse_expr_safely(str(got))
-    except UnsafeExpression as exc:
-        fail(f"{what} could not be read: {exc}")
+    return read_expr(got, what)
 
 
 def check_sum_of_squares(got, c, quad_text, what="sos"):
