@@ -79,7 +79,7 @@ def test_hidden_collinear_margin_points_and_tol(f):
     from linclf.grading.sets.margin import check_support_vectors
 
     check_support_vectors(f(X_COL, Y_COL, ALPHA_COL, 1e6), [1, 3], [1, 3], [])
-    # with a stricter tolerance the multiplier 5e-7 counts, and 1 - 5e-7 is no longer at C = 1
+    # with a stricter tolerance the multiplier 5e-7 counts, and 0.5 + 5e-7 is no longer at C = 0.5 + 1e-6
     alpha = np.array([0.0, 0.5, 5e-7, 0.5 + 5e-7, 0.0, 0.0])
     check_support_vectors(f(X_COL, Y_COL, alpha, 0.5 + 1e-6, tol=1e-9), [1, 2, 3], [1, 2, 3], [])
     check_support_vectors(f(X_COL, Y_COL, alpha, 0.5 + 1e-6, tol=1e-5), [1, 3], [], [1, 3])

@@ -83,7 +83,7 @@ SET.exercise(
     "small_dual_alpha",
     title="Solve a small hard-margin dual",
     signature="def small_dual_alpha():",
-    kind="experiment",
+    kind="derivation",  # an exact solution of a small dual the chapter does not solve
     doc=r"""
     Five training points: x1 = (2, 3), x2 = (3, 0), x4 = (4, 4) with label +1
     and x3 = (0, 0), x5 = (-1, 2) with label -1.  Solve the hard-margin dual

@@ -136,7 +136,10 @@ SET.exercise(
     by SMO, from alpha = 0: choose a violating pair (any working-set rule),
     take the step of smo_pair_update, keep the errors E_i up to date, and
     stop when max_{i in I_low} E_i - min_{i in I_up} E_i <= tol (or after
-    max_steps steps).  A pair with kappa <= 0 must not stall the solver.
+    max_steps steps).  A pair with kappa <= 0 must not stall the solver, and
+    neither may round-off: a multiplier within round-off of 0 or C must be set
+    exactly to that bound, or the same pair can be chosen again and again
+    with a zero-length step.
 
     Parameters
     ----------
@@ -231,8 +234,14 @@ def test_bias_both_at_bounds(f):
 
 @test("smo_unclipped_alpha2", points=2)
 def test_unclipped(f):
-    assert_expr(f(), "a2 + y2*(E1 - E2)/(K11 + K22 - 2*K12)",
-                ["a2", "y2", "E1", "E2", "K11", "K22", "K12"], "alpha2_unc")
+    # y2 is a label: compare at y2 = +1 and y2 = -1, so that a2 + (E1 - E2)/(y2 kappa) counts too
+    got = read_expr(f(), "alpha2_unc")
+    for label in (1, -1):
+        ok, msg = compare_expr(got.subs("y2", label),
+                               parse_expr_safely(f"a2 + ({label})*(E1 - E2)/(K11 + K22 - 2*K12)"),
+                               ["a2", "E1", "E2", "K11", "K22", "K12"])
+        if not ok:
+            raise AssertionError(f"alpha2_unc at y2 = {label:+d}: {msg}")
 
 
 
@@ -318,7 +327,7 @@ def test_smo_linear_kernel(f):
 
 @test("smo_solver", points=1)
 def test_smo_linear_kernel_threshold(f):
-    """Three free support vectors fix b = -3/7."""
+    """Two free support vectors (indices 3 and 6) fix b = -3/7."""
     K = X_10 @ X_10.T
     _, b = unpack(f(K, Y_10, 1.0, 1e-8), 2, "the result (alpha, b)")
     assert_close(b, -3 / 7, "b", atol=1e-5)

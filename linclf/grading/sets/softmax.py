@@ -89,7 +89,7 @@ SET.exercise(
     "log_softmax_derivative",
     title="A derivative of the log-softmax, symbolically",
     signature="def log_softmax_derivative():",
-    kind="derivation",
+    kind="formula",  # one entry of the chapter's p - t
     doc=r"""
     With c = 3 classes and scores f1, f2, f3, return the partial derivative
     of log p_1 = log softmax(f)_1 with respect to f2, as a sympy expression
