@@ -483,7 +483,8 @@ def assert_equal(got, expected, what="the result"):
 def read_expr(got, what="the expression", *, matrix=False):
     """A returned sympy answer (it arrives as text) rebuilt safely, or fail with a clear message.
 
-    ``matrix`` says whether a Matrix is expected (True) or a scalar expression (False).
+    ``matrix`` says whether a Matrix is expected (True), a scalar expression (False),
+    or either (None).
     """
     from .symbolic import UnsafeExpression, parse_expr_safely
 
@@ -494,7 +495,7 @@ def read_expr(got, what="the expression", *, matrix=False):
         expr = parse_expr_safely(str(got))
     except UnsafeExpression as exc:
         fail(f"{what} could not be read: {exc}")
-    if bool(getattr(expr, "is_Matrix", False)) != matrix:
+    if matrix is not None and bool(getattr(expr, "is_Matrix", False)) != matrix:
         fail(f"{what} should be a {'Matrix' if matrix else 'scalar expression, not a Matrix'}")
     return expr
 
@@ -505,14 +506,9 @@ def assert_expr(got, expected, symbols, what="the expression", *, positive=()):
     ``got`` is rebuilt with :func:`linclf.grading.symbolic.parse_expr_safely`
     (never ``eval``); a plain string answer is accepted too.
     """
-    from .symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+    from .symbolic import compare_expr, parse_expr_safely
 
-    if got is None or not isinstance(got, str):
-        _fail(f"{what} should be a sympy expression, got {type_name(got)}")
-    try:
-        got_expr = parse_expr_safely(str(got))
-    except UnsafeExpression as exc:
-        _fail(f"{what} could not be read: {exc}")
+    got_expr = read_expr(got, what, matrix=None)   # compare_expr checks Matrix against scalar
     expected_expr = parse_expr_safely(expected)
     ok, msg = compare_expr(got_expr, expected_expr, symbols, positive=positive)
     if not ok:
