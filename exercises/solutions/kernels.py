@@ -89,7 +89,7 @@ def corrected_feature_map():
 # hidden tests
 # --------------------------------------------------------------------------
 from linclf.grading import test  # noqa: E402
-from linclf.grading.framework import assert_close, assert_equal, unpack  # noqa: E402
+from linclf.grading.framework import assert_close, assert_equal, read_expr, unpack  # noqa: E402
 
 HIDDEN_ASKED = ["exp(k1) - 1", "k1**2 - k1", "(k1 + 2)**3", "k1(x, x') / sqrt(k1(x, x) k1(x', x'))",
                 "g(x) k1(x, x') g(x')", "k1(A x, A x')", "1 / (1 - k1)", "max(x, x')",
@@ -150,10 +150,10 @@ def test_hidden_kp_ties_on_the_boundary_later(f):
 @test("kernels.corrected_feature_map", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_minimal_map(f):
     """The corrected 3-D map has exactly 9 features (3 + 6, erratum 13's count; not 19)."""
-    from linclf.grading.sets.kernels import _read, check_feature_map
+    from linclf.grading.sets.kernels import check_feature_map
 
     _, phi3 = unpack(f(), 2, "the result")
-    entries = check_feature_map(_read(phi3, "phi3", True), 3,
+    entries = check_feature_map(read_expr(phi3, "phi3", matrix=True), 3,
                                 "x1*xp1 + x2*xp2 + x3*xp3 + (x1*xp1 + x2*xp2 + x3*xp3)**2")
     assert len(entries) == 9 and all(e != 0 for e in entries)
 

@@ -80,16 +80,16 @@ def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
 # hidden tests
 # --------------------------------------------------------------------------
 from linclf.grading import test  # noqa: E402
-from linclf.grading.framework import unpack  # noqa: E402
+from linclf.grading.framework import read_expr, unpack  # noqa: E402
 
 
 @test("smo.second_order_gain", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_gain_at_zero_curvature(f):
     """kappa = 0 (duplicate points): the decrease is linear in the step and finite; an answer
     written with 1/kappa (the unclipped bound minus a square) is undefined there."""
-    from linclf.grading.sets.smo import check_gain, read_gain
+    from linclf.grading.sets.smo import check_gain
 
-    expr = read_gain(f()).subs("kappa", 0)
+    expr = read_expr(f(), "the decrease").subs("kappa", 0)
     check_gain(expr, "y2*(E1 - E2)*(a2n - a2)", "the decrease at kappa = 0")
 
 

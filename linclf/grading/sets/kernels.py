@@ -334,10 +334,6 @@ def test_kp_xor_with_the_linear_kernel_does_not_converge(f):
 # --------------------------------------------------------------------------
 # find the error: the printed feature map
 # --------------------------------------------------------------------------
-def _read(got, what, matrix):
-    return read_expr(got, what, matrix=matrix)
-
-
 def check_feature_map(phi, d, kernel_text, what="phi"):
     """phi (a sympy Matrix in x1..xd) has phi(x) @ phi(x') = kernel_text (in x1.., xp1..)."""
     import sympy as sp
@@ -366,5 +362,5 @@ def test_what_the_printed_map_computes(f):
 @test("corrected_feature_map", points=2)
 def test_corrected_map_in_three_dimensions(f):
     _, phi3 = unpack(f(), 2, "the result (computed, phi3)")
-    phi3 = _read(phi3, "phi3", matrix=True)
+    phi3 = read_expr(phi3, "phi3", matrix=True)
     check_feature_map(phi3, 3, "x1*xp1 + x2*xp2 + x3*xp3 + (x1*xp1 + x2*xp2 + x3*xp3)**2", "phi3")

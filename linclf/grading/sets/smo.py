@@ -16,7 +16,6 @@ from ..framework import (
     as_array,
     as_float,
     assert_close,
-    assert_expr,
     read_expr,
     test,
     unpack,
@@ -251,10 +250,6 @@ def test_unclipped(f):
 _GAIN_SYMBOLS = ["E1", "E2", "y2", "kappa", "a2", "a2n"]
 
 
-def read_gain(got):
-    return read_expr(got, "the decrease")
-
-
 def check_gain(expr, expected, what="the decrease"):
     for label in (1, -1):
         got = expr.subs("y2", label)
@@ -266,13 +261,13 @@ def check_gain(expr, expected, what="the decrease"):
 
 @test("second_order_gain", points=2)
 def test_gain_of_any_step(f):
-    check_gain(read_gain(f()), "y2*(E1 - E2)*(a2n - a2) - kappa*(a2n - a2)**2/2")
+    check_gain(read_expr(f(), "the decrease"), "y2*(E1 - E2)*(a2n - a2) - kappa*(a2n - a2)**2/2")
 
 
 @test("second_order_gain", points=1)
 def test_gain_at_the_vertex_is_the_unclipped_bound(f):
     """At a2n = a2 + y2 (E1 - E2)/kappa your decrease must be (E1 - E2)^2/(2 kappa)."""
-    expr = read_gain(f())
+    expr = read_expr(f(), "the decrease")
     for label in (1, -1):
         at_vertex = expr.subs("y2", label).subs("a2n", parse_expr_safely(f"a2 + ({label})*(E1 - E2)/kappa"))
         ok, msg = compare_expr(at_vertex, parse_expr_safely("(E1 - E2)**2/(2*kappa)"),

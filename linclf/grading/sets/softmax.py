@@ -300,15 +300,11 @@ def _names(c):
     return [f"p{k}" for k in range(1, c + 1)] + [f"v{k}" for k in range(1, c + 1)]
 
 
-def _parse(got, what):
-    return read_expr(got, what)
-
-
 def check_sum_of_squares(got, c, quad_text, what="sos"):
     """``got`` equals the form when p1 + ... + pc = 1 and is visibly a nonnegative sum of squares."""
     from ..symbolic import compare_expr, parse_expr_safely
 
-    expr = _parse(got, what)
+    expr = read_expr(got, what)
     p = [sp.Symbol(f"p{k}") for k in range(1, c + 1)]
     last = {p[-1]: 1 - sum(p[:-1])}
     ok, msg = compare_expr(expr.xreplace(last), parse_expr_safely(quad_text).xreplace(last),
