@@ -5,8 +5,9 @@ estimator follows scikit-learn's API (``fit``/``predict``/``decision_function``/
 ``score``, fitted attributes ending in ``_``) and uses the book's notation.
 
 Submodules that need more than numpy are not imported here:
-:mod:`linclf.plotting` and :mod:`linclf.interactive` (matplotlib) and
-:mod:`linclf.grading` (sympy for symbolic answers).
+:mod:`linclf.plotting` and :mod:`linclf.interactive` (matplotlib). The
+exercise sets and the grader are a separate package, :mod:`linclf_grader`,
+installed alongside (``pip install .`` brings both).
 """
 
 from . import calibration, datasets, kernels, losses, special

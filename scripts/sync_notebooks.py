@@ -44,7 +44,7 @@ from quiz_spec import ANSWERS_TITLE, FENCE_RE, answer_markdown, parse_quiz, ques
 # Modules a page may import that Colab does not ship -> their pip names.
 EXTRA_PACKAGES = {"myst_nb": "myst-nb"}
 # the grader recognises (and drops) the install cell by this first line
-from linclf.grading.notebook import INSTALL_CELL_MARKER as INSTALL_MARKER  # noqa: E402
+from linclf_grader.notebook import INSTALL_CELL_MARKER as INSTALL_MARKER  # noqa: E402
 
 
 def repository_url() -> str:

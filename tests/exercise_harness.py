@@ -10,7 +10,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-from linclf.grading import evaluate, get_set
+from linclf_grader import evaluate, get_set
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "exercises" / "solutions"

@@ -7,8 +7,8 @@ import sys
 import pytest
 from exercise_harness import ROOT, page_cells, stub_functions
 
-from linclf.grading import available_sets, get_set
-from linclf.grading.notebook import clean_source
+from linclf_grader import available_sets, get_set
+from linclf_grader.notebook import clean_source
 
 SETS = available_sets()
 

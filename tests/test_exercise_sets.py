@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from exercise_harness import SOLUTIONS, load_reference, stub_functions
 
-from linclf.grading import available_sets, evaluate, get_set
-from linclf.grading.framework import collect_tests, run_tests
-from linclf.grading.inprocess import _in_process_backend, feedback
+from linclf_grader import available_sets, evaluate, get_set
+from linclf_grader.framework import collect_tests, run_tests
+from linclf_grader.inprocess import _in_process_backend, feedback
 
 SETS = available_sets()
 GRADE = str(Path(sys.executable).with_name("linclf-grade"))
@@ -103,8 +103,8 @@ def test_reference_passes_the_variant_tests_for_many_students(set_name, exercise
 
 
 def test_student_template_shows_that_students_data():
-    from linclf.grading import my_data, student
-    from linclf.grading.cli import main
+    from linclf_grader import my_data, student
+    from linclf_grader.cli import main
 
     text = get_set("perceptron").template("alice")
     X = get_set("perceptron").variant_data("perceptron_experiment", "alice")["X"]
@@ -126,7 +126,7 @@ def test_student_template_shows_that_students_data():
 
 
 def test_check_is_honest_about_hidden_and_variant_tests(monkeypatch):
-    import linclf.grading.variants as variants
+    import linclf_grader.variants as variants
 
     ref = load_reference("perceptron")
     monkeypatch.setattr(variants, "_current", None)
@@ -153,7 +153,7 @@ def test_partial_credit_per_test_is_reported():
 # the grader: ids from file names or a roster, never from the submission
 # --------------------------------------------------------------------------
 SNOOP = '''
-from linclf.grading import my_data, student
+from linclf_grader import my_data, student
 student("mallory")          # ignored by the grader: the id comes from outside
 
 
@@ -181,7 +181,7 @@ def _variant_score(result):
 
 
 def test_grader_uses_the_file_stem_or_the_roster(tmp_path):
-    from linclf.grading.grade import grade_submission
+    from linclf_grader.grade import grade_submission
 
     sub = tmp_path / "alice.py"
     sub.write_text(SNOOP)
@@ -261,7 +261,7 @@ def test_bad_override_files_are_refused_in_one_line(tmp_path, content, message):
 
 
 def test_late_policy_arithmetic():
-    from linclf.grading.course import LatePolicy, parse_time
+    from linclf_grader.course import LatePolicy, parse_time
 
     policy = LatePolicy("2026-03-01T12:00:00Z", per_day=10, cap=25)
     assert policy.penalty(parse_time("2026-03-01T11:00:00Z")) == (0, 0.0)
@@ -280,7 +280,7 @@ def test_late_policy_arithmetic():
     (3, 3, True), (np.int64(3), 3, True), (3.0, 3, True), (True, 1, False), (np.True_, 1, False), (4, 3, False),
 ])
 def test_assert_equal_accepts_numpy_booleans_and_refuses_mixed_kinds(got, expected, ok):
-    from linclf.grading.framework import assert_equal
+    from linclf_grader.framework import assert_equal
     if ok:
         assert_equal(got, expected, "x")
     else:

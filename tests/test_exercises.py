@@ -1,6 +1,6 @@
 """Every exercise: the reference passes, the blank stub scores 0, typical wrong answers fail.
 
-The public tests run in-process here (``linclf.grading.evaluate``), exactly as
+The public tests run in-process here (``linclf_grader.evaluate``), exactly as
 ``check(...)`` runs them in an exercise page; ``test_grader.py`` checks that the
 sandboxed grader gives the same scores.
 """
@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 from exercise_harness import load_reference, score, stub_functions
 
-from linclf.grading import available_sets, evaluate, get_set
+from linclf_grader import available_sets, evaluate, get_set
 
 MY_SETS = ["discriminants", "fisher", "perceptron", "mse", "logistic", "softmax"]
 
@@ -263,7 +263,7 @@ def test_feedback_is_precise():
 
 
 def test_check_prints_and_never_raises(capsys):
-    from linclf.grading import check
+    from linclf_grader import check
 
     def perceptron_update(w, b, x, y, eta=1.0):
         raise ZeroDivisionError("oops")
@@ -289,9 +289,9 @@ def test_check_accepts_explicit_ids():
 # the template command (the pages: test_exercise_pages.py)
 # --------------------------------------------------------------------------
 def test_template_cli_prints_the_set():
-    from linclf.grading.cli import main
+    from linclf_grader.cli import main
 
-    proc = subprocess.run([sys.executable, "-m", "linclf.grading.cli", "--template", "fisher"],
+    proc = subprocess.run([sys.executable, "-m", "linclf_grader.cli", "--template", "fisher"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert proc.stdout == get_set("fisher").template()

@@ -1,7 +1,7 @@
 """Exercise sets of chapters 7-11 (margin, duality, kernels, smo, losses).
 
 ``tests/test_exercises.py`` already checks, for every set in
-``linclf/grading/sets``, that the reference solution gets full points and the blank
+``linclf_grader/sets``, that the reference solution gets full points and the blank
 stub gets zero.  This file adds what that file does only for chapters 1-6: typical
 wrong answers that must lose points, the pages, the templates and the sandboxed
 grader; and it checks the reference solutions themselves (the expected values in
@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 from exercise_harness import SOLUTIONS, load_reference, score
 
-from linclf.grading import get_set
+from linclf_grader import get_set
 
 MORE_SETS = ["margin", "duality", "kernels", "smo", "losses"]
 
@@ -244,7 +244,7 @@ WRONG_CASES = [(s, e, label) for (s, e), answers in WRONG.items() for label in a
 
 
 def test_sets_are_available_and_big_enough():
-    from linclf.grading import available_sets
+    from linclf_grader import available_sets
 
     assert set(MORE_SETS) <= set(available_sets())
     for s in MORE_SETS:
@@ -319,7 +319,7 @@ def test_small_dual_alpha_is_the_exact_kkt_solution():
 
 
 def test_soft_margin_alpha_of_the_public_test_is_optimal():
-    from linclf.grading.sets import duality as dset
+    from linclf_grader.sets import duality as dset
 
     alpha, w, b = _exact_hard_or_soft_dual(dset.X_S.astype(int).tolist(), dset.Y_S.astype(int).tolist(), C=1)
     assert np.allclose([float(v) for v in alpha], dset.ALPHA_S, rtol=1e-15)
@@ -489,7 +489,7 @@ def test_logistic_bits_and_exp_minimizer():
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("set_name", MORE_SETS)
 def test_sandboxed_reference_and_stub(set_name, tmp_path):
-    from linclf.grading.grade import grade_submission
+    from linclf_grader.grade import grade_submission
 
     stub = tmp_path / f"{set_name}_stub.py"
     stub.write_text(get_set(set_name).template())

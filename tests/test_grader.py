@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from linclf.grading import _worker, get_set
-from linclf.grading.cli import main
-from linclf.grading.grade import grade_submission, gradescope_results, unique_labels
-from linclf.grading.notebook import SubmissionError, clean_source, notebook_cells, read_submission
-from linclf.grading.symbolic import UnsafeExpression, compare_expr, parse_expr_safely
-from linclf.grading.values import BadValue, SympyText, decode_value, encode_args
+from linclf_grader import _worker, get_set
+from linclf_grader.cli import main
+from linclf_grader.grade import grade_submission, gradescope_results, unique_labels
+from linclf_grader.notebook import SubmissionError, clean_source, notebook_cells, read_submission
+from linclf_grader.symbolic import UnsafeExpression, compare_expr, parse_expr_safely
+from linclf_grader.values import BadValue, SympyText, decode_value, encode_args
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "exercises" / "solutions"
@@ -186,7 +186,7 @@ def test_sandboxed_reference_and_stub(set_name, tmp_path):
 
 PRIVATE = '''
 import numpy as np
-from linclf.grading import test, assert_close, unpack
+from linclf_grader import test, assert_close, unpack
 
 SECRET_INPUT = 123.456
 
@@ -226,7 +226,7 @@ def test_private_tests_hidden_and_counted(tmp_path):
 
 def test_private_test_naming_an_unknown_exercise_is_an_error(tmp_path):
     (tmp_path / "bad.py").write_text(
-        "from linclf.grading import test\n@test('nope', points=1)\ndef test_x(f):\n    pass\n")
+        "from linclf_grader import test\n@test('nope', points=1)\ndef test_x(f):\n    pass\n")
     assert main([str(SOLUTIONS / "perceptron.py"), "--set", "perceptron", "--tests", str(tmp_path),
                  "--out", str(tmp_path / "o")]) == 2
 
@@ -289,7 +289,7 @@ def test_gradescope_bundle(tmp_path):
     assert "--set perceptron" in (gs / "run_autograder").read_text()
     names = zipfile.ZipFile(gs / "autograder_perceptron.zip").namelist()
     assert {"setup.sh", "run_autograder", "tests/extra.py", "linclf-src/pyproject.toml",
-            "linclf-src/linclf/grading/cli.py"} <= set(names)
+            "linclf-src/linclf_grader/cli.py"} <= set(names)
     assert not any("solutions" in n for n in names)
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(gs / script)]).returncode == 0
@@ -298,8 +298,8 @@ def test_gradescope_bundle(tmp_path):
 def test_list_prints_the_exercises_as_json(capsys):
     import json
 
-    from linclf.grading.cli import main
-    from linclf.grading.framework import KINDS
+    from linclf_grader.cli import main
+    from linclf_grader.framework import KINDS
 
     assert main(["--list", "perceptron"]) == 0
     listing = json.loads(capsys.readouterr().out)
@@ -314,7 +314,7 @@ def test_without_sympy_the_grader_says_what_to_install(tmp_path):
 
     # a module named sympy that fails to import shadows the real one, as if only linclf were installed
     (tmp_path / "sympy.py").write_text("raise ImportError('no sympy here')\n")
-    proc = subprocess.run([sys.executable, "-c", "import sys; from linclf.grading.cli import main; "
+    proc = subprocess.run([sys.executable, "-c", "import sys; from linclf_grader.cli import main; "
                            "sys.exit(main(['--list', 'perceptron']))"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from linclf.grading import evaluate, get_set
-from linclf.grading.sandbox import Worker
+from linclf_grader import evaluate, get_set
+from linclf_grader.sandbox import Worker
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from linclf.grading.grade import grade_submission
-from linclf.grading.imports import is_allowed, violations
+from linclf_grader.grade import grade_submission
+from linclf_grader.imports import is_allowed, violations
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = (ROOT / "exercises" / "solutions" / "softmax.py").read_text()
@@ -18,7 +18,7 @@ EXERCISES = ["softmax_rows", "softmax_jacobian", "softmax_grad", "log_softmax_de
 
 
 def test_the_policy():
-    for ok in ("numpy", "numpy.linalg", "sympy", "math", "itertools", "functools", "linclf.grading"):
+    for ok in ("numpy", "numpy.linalg", "sympy", "math", "itertools", "functools", "linclf_grader"):
         assert is_allowed(ok), ok
     for bad in ("linclf", "linclf.special", "linclf.softmax", "sklearn", "scipy.special",
                 "subprocess", "ctypes", "importlib"):
@@ -27,7 +27,7 @@ def test_the_policy():
 
 
 def test_static_check_scopes_an_import_to_its_exercise():
-    cells = [(0, "import numpy as np\nfrom linclf.grading import check\n"),
+    cells = [(0, "import numpy as np\nfrom linclf_grader import check\n"),
              (1, "def softmax_rows(Z):\n    from linclf.special import softmax\n    return softmax(Z, axis=1)\n"),
              (2, "def softmax_grad(W, X, Y):\n    def inner():\n        import sklearn\n    return 0\n")]
     found = violations(cells, EXERCISES)

@@ -7,8 +7,8 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf.grading import test
-from linclf.grading.framework import assert_close
+from linclf_grader import test
+from linclf_grader.framework import assert_close
 
 
 def signed_distance(X, w, b):

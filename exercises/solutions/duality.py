@@ -58,8 +58,8 @@ def kkt_violations(X, y, alpha, b, C, tol):
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
-from linclf.grading import test  # noqa: E402
-from linclf.grading.framework import as_array, assert_close, assert_equal, assert_expr, read_expr  # noqa: E402
+from linclf_grader import test  # noqa: E402
+from linclf_grader.framework import as_array, assert_close, assert_equal, assert_expr, read_expr  # noqa: E402
 
 _X_DUP = np.array([[1.0, 1.0], [1.0, 1.0], [-1.0, 0.5], [0.0, -1.0]])
 _Y_DUP = np.array([1.0, 1.0, -1.0, -1.0])
@@ -77,7 +77,7 @@ def test_hidden_l2_duplicate_points(f):
 def test_hidden_l2_large_C_is_the_hard_margin(f):
     """C -> infinity: the L2 dual tends to the hard-margin W; at C = 1e8 and the hard-margin
     optimum of a separable set it must give |w*|^2 / 2 = 20/81 to 1e-6."""
-    from linclf.grading.sets.duality import ALPHA_M, X_M, Y_M, _value_at
+    from linclf_grader.sets.duality import ALPHA_M, X_M, Y_M, _value_at
 
     expr = read_expr(f(X_M, Y_M), "the dual objective")
     assert_close(_value_at(expr, ALPHA_M, 1e8, "the dual objective"), 20 / 81, "W at C = 1e8",

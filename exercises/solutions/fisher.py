@@ -7,8 +7,8 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf.grading import test
-from linclf.grading.framework import assert_close, assert_direction, assert_raises, unpack
+from linclf_grader import test
+from linclf_grader.framework import assert_close, assert_direction, assert_raises, unpack
 
 
 def _means(X, y):
@@ -112,7 +112,7 @@ def test_hidden_equal_priors_unequal_classes(f):
 @test("fisher.whitening_proof", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_equality_case(f):
     """At numbers: cross vanishes at w = S_w^{-1} d and only there; (u.v)^2/(u.u) is J_F(w)."""
-    from linclf.grading.symbolic import parse_expr_safely
+    from linclf_grader.symbolic import parse_expr_safely
 
     u, v, bound, cross = unpack(f(), 4, "the result (u, v, bound, cross)")
     S = np.array([[4.0, -1.5], [-1.5, 3.0]])

@@ -88,8 +88,8 @@ def corrected_feature_map():
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
-from linclf.grading import test  # noqa: E402
-from linclf.grading.framework import assert_close, assert_equal, read_expr, unpack  # noqa: E402
+from linclf_grader import test  # noqa: E402
+from linclf_grader.framework import assert_close, assert_equal, read_expr, unpack  # noqa: E402
 
 HIDDEN_ASKED = ["exp(k1) - 1", "k1**2 - k1", "(k1 + 2)**3", "k1(x, x') / sqrt(k1(x, x) k1(x', x'))",
                 "g(x) k1(x, x') g(x')", "k1(A x, A x')", "1 / (1 - k1)", "max(x, x')",
@@ -100,7 +100,7 @@ HIDDEN_ASKED = ["exp(k1) - 1", "k1**2 - k1", "(k1 + 2)**3", "k1(x, x') / sqrt(k1
 def test_hidden_closure_the_other_candidates(f):
     """The candidates the public tests do not ask, including the traps (x.x' - 1)^2 (a kernel,
     although k - 1 is not) and k1^2 - k1 (a polynomial with a negative coefficient)."""
-    from linclf.grading.sets.kernels import _answers
+    from linclf_grader.sets.kernels import _answers
 
     got = _answers(f(HIDDEN_ASKED), len(HIDDEN_ASKED))
     assert_equal(got, kernel_closure(HIDDEN_ASKED), "the answers")
@@ -108,14 +108,14 @@ def test_hidden_closure_the_other_candidates(f):
 
 @test("kernels.kernel_closure", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_closure_all_in_another_order(f):
-    from linclf.grading.sets.kernels import CANDIDATES, _answers
+    from linclf_grader.sets.kernels import CANDIDATES, _answers
 
     asked = list(reversed(CANDIDATES))
     assert_equal(_answers(f(asked), len(asked)), kernel_closure(asked), "the answers")
 
 
 def _hidden_kp_check(f, K, y, max_epochs):
-    from linclf.grading.sets.kernels import _alpha_b_conv
+    from linclf_grader.sets.kernels import _alpha_b_conv
 
     alpha, b, conv = _alpha_b_conv(f(K, y, max_epochs))
     a_ref, b_ref, c_ref = kernel_perceptron(K, y, max_epochs)
@@ -128,7 +128,7 @@ def _hidden_kp_check(f, K, y, max_epochs):
 def test_hidden_kp_duplicates_and_a_singular_gram(f):
     """Duplicate points with equal labels and a rank-2 quadratic-kernel Gram matrix (collinear
     points): the perceptron still converges; the result must agree with linclf.KernelPerceptron."""
-    from linclf.grading.sets.kernels import kernel_perceptron_twin
+    from linclf_grader.sets.kernels import kernel_perceptron_twin
 
     X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [-1.0, -1.0]])
     y = np.array([-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
@@ -150,7 +150,7 @@ def test_hidden_kp_ties_on_the_boundary_later(f):
 @test("kernels.corrected_feature_map", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_minimal_map(f):
     """The corrected 3-D map has exactly 9 features (3 + 6, erratum 13's count; not 19)."""
-    from linclf.grading.sets.kernels import check_feature_map
+    from linclf_grader.sets.kernels import check_feature_map
 
     _, phi3 = unpack(f(), 2, "the result")
     entries = check_feature_map(read_expr(phi3, "phi3", matrix=True), 3,

@@ -51,8 +51,8 @@ def corrected_source_loss():
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
-from linclf.grading import test  # noqa: E402
-from linclf.grading.framework import assert_close, unpack  # noqa: E402
+from linclf_grader import test  # noqa: E402
+from linclf_grader.framework import assert_close, unpack  # noqa: E402
 
 X_SEP = np.array([[0.0, 0.0], [1.0, 0.2], [3.0, 1.0], [4.0, 1.5], [0.5, -0.3], [3.5, 0.4]])
 Y_SEP = np.array([-1.0, -1.0, 1.0, 1.0, -1.0, 1.0])

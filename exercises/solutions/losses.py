@@ -7,8 +7,8 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf.grading import test
-from linclf.grading.framework import fail, as_array, assert_expr, unpack
+from linclf_grader import test
+from linclf_grader.framework import fail, as_array, assert_expr, unpack
 
 
 def hinge_subgradient(w, b, X, y, lam=0.0):
@@ -87,7 +87,7 @@ def test_hidden_cubic_hinge_and_the_midpoint(f):
     q = sp.Symbol("q", positive=True)
     assert_expr(f("cubic_hinge"), str(conditional_risk_minimiser("cubic_hinge")), ["q"],
                 "f*(q) of the cubic hinge", positive=["q"])
-    from linclf.grading.sets.losses import check_function_of_q
+    from linclf_grader.sets.losses import check_function_of_q
 
     for loss in ("quartic", "cubic_hinge", "savage"):
         exact = conditional_risk_minimiser(loss)

@@ -7,8 +7,8 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf.grading import test
-from linclf.grading.framework import assert_expr, unpack
+from linclf_grader import test
+from linclf_grader.framework import assert_expr, unpack
 
 
 def geometric_margin(X, y, w, b):
@@ -76,7 +76,7 @@ ALPHA_COL = np.array([0.0, 0.5, 5e-7, 0.5, 0.0, 0.0])
 
 @test("margin.support_vector_indices", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_collinear_margin_points_and_tol(f):
-    from linclf.grading.sets.margin import check_support_vectors
+    from linclf_grader.sets.margin import check_support_vectors
 
     check_support_vectors(f(X_COL, Y_COL, ALPHA_COL, 1e6), [1, 3], [1, 3], [])
     # with a stricter tolerance the multiplier 5e-7 counts, and 0.5 + 5e-7 is no longer at C = 0.5 + 1e-6

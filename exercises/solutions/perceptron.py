@@ -6,8 +6,8 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 
 import numpy as np
 
-from linclf.grading import test
-from linclf.grading.framework import assert_close, assert_equal, unpack
+from linclf_grader import test
+from linclf_grader.framework import assert_close, assert_equal, unpack
 
 
 def perceptron_update(w, b, x, y, eta=1.0):

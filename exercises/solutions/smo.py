@@ -79,15 +79,15 @@ def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
-from linclf.grading import test  # noqa: E402
-from linclf.grading.framework import read_expr, unpack  # noqa: E402
+from linclf_grader import test  # noqa: E402
+from linclf_grader.framework import read_expr, unpack  # noqa: E402
 
 
 @test("smo.second_order_gain", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_gain_at_zero_curvature(f):
     """kappa = 0 (duplicate points): the decrease is linear in the step and finite; an answer
     written with 1/kappa (the unclipped bound minus a square) is undefined there."""
-    from linclf.grading.sets.smo import check_gain
+    from linclf_grader.sets.smo import check_gain
 
     expr = read_expr(f(), "the decrease").subs("kappa", 0)
     check_gain(expr, "y2*(E1 - E2)*(a2n - a2)", "the decrease at kappa = 0")
@@ -104,7 +104,7 @@ def _rbf(X, gamma):
 @test("smo.smo_solver", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_smo_zero_curvature(f):
     """The first maximal violating pair is one point with both labels: kappa = 0."""
-    from linclf.grading.sets.smo import check_solution, smo_twin
+    from linclf_grader.sets.smo import check_solution, smo_twin
 
     K = _rbf(_X_DUP, 0.5)
     psi = smo_twin(K, _Y_DUP, 5.0)[2]
@@ -114,7 +114,7 @@ def test_hidden_smo_zero_curvature(f):
 @test("smo.smo_solver", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_smo_tiny_C(f):
     """C = 1e-3: every multiplier ends at a bound; b is only bracketed by the KKT conditions."""
-    from linclf.grading.sets.smo import X_10, Y_10, check_solution, smo_twin
+    from linclf_grader.sets.smo import X_10, Y_10, check_solution, smo_twin
 
     K = X_10 @ X_10.T
     psi = smo_twin(K, Y_10, 1e-3)[2]
@@ -124,7 +124,7 @@ def test_hidden_smo_tiny_C(f):
 @test("smo.smo_solver", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_smo_against_linclf(f):
     """40 overlapping points, Gaussian kernel: Psi within 1e-6 of linclf.SVC's, the same labels."""
-    from linclf.grading.sets.smo import check_solution, smo_twin
+    from linclf_grader.sets.smo import check_solution, smo_twin
 
     rng = np.random.default_rng(7)
     y = np.where(np.arange(40) < 20, 1.0, -1.0)

@@ -7,9 +7,9 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf.grading import test
-from linclf.grading.framework import assert_expr, unpack
-from linclf.grading.sets.softmax import check_null_vector, check_sum_of_squares
+from linclf_grader import test
+from linclf_grader.framework import assert_expr, unpack
+from linclf_grader.sets.softmax import check_null_vector, check_sum_of_squares
 
 
 # the stub calls the score matrix F; Z here because tests/test_grader_imports.py patches this line
@@ -139,7 +139,7 @@ def softmax_separable_experiment(X, y, c):
 @test("softmax.softmax_separable_experiment", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_a_class_absent(f):
     """c = 3 but no sample of class 1: its column still moves (its probabilities are pushed to 0)."""
-    from linclf.grading.framework import assert_close
+    from linclf_grader.framework import assert_close
 
     X = np.array([[-2.0, 0.5], [-1.5, -0.5], [2.0, 0.0], [2.5, 1.0], [1.5, -1.0]])
     y = np.array([0, 0, 2, 2, 2])

@@ -2,13 +2,13 @@
 
 * :func:`check` -- in an exercise notebook, ``check(my_function)`` runs the
   public tests of that exercise and prints precise feedback.
-* ``linclf-grade`` (:mod:`linclf.grading.cli`) -- grades notebooks or ``.py``
+* ``linclf-grade`` (:mod:`linclf_grader.cli`) -- grades notebooks or ``.py``
   files of a whole class in sandboxed worker processes, with optional private
   tests, and writes JSON, CSV and Gradescope results.
 * :func:`student` / :func:`my_data` -- set your student id once; the data of
   the exercises that have a per-student variant depend on it.
 * :func:`test` -- the decorator for (public or private) tests; see
-  ``linclf/grading/README.md`` for the format of an exercise set.
+  ``linclf_grader/README.md`` for the format of an exercise set.
 """
 
 from .framework import (ExerciseSet, assert_close, assert_direction, assert_equal,

@@ -1,7 +1,7 @@
 """Grade submissions: run the tests against sandboxed workers, write the reports.
 
 :func:`grade_submission` runs in the trusted process.  It reads the
-submission (without executing it), starts a :class:`~linclf.grading.sandbox.Worker`
+submission (without executing it), starts a :class:`~linclf_grader.sandbox.Worker`
 holding the student's code, and runs every test; the tests call the student's
 functions through the worker and compare what comes back themselves.  A worker
 that hangs or dies is restarted (without the cell that broke it); an exercise
@@ -31,8 +31,8 @@ MAX_RESTARTS = 3
 
 
 def repo_solutions_dir():
-    """``exercises/solutions`` of the source tree, if linclf runs from one."""
-    return Path(__file__).resolve().parents[2] / "exercises" / "solutions"
+    """``exercises/solutions`` of the source tree, if the grader runs from one."""
+    return Path(__file__).resolve().parents[1] / "exercises" / "solutions"
 
 
 class _RemoteBackend:

@@ -54,7 +54,7 @@ def evaluate(target, fn=None, *, timeout=30.0, student=None):
         exercise id ``"set.function"`` / ``"function"`` followed by ``fn``.
     student : str, optional
         The id whose data the variant tests use (default: the one set with
-        :func:`~linclf.grading.student`).
+        :func:`~linclf_grader.student`).
     """
     if callable(target) and fn is None:
         fn, target = target, getattr(target, "__name__", "")

@@ -69,11 +69,11 @@ cp /autograder/linclf-out/submission/results.json /autograder/results/results.js
 
 def _copy_source(dest):
     """Copy the installable linclf source tree (package + pyproject) to ``dest``."""
-    package = Path(__file__).resolve().parents[1]
-    root = package.parent
+    root = Path(__file__).resolve().parents[1]
     dest.mkdir(parents=True)
-    shutil.copytree(package, dest / "linclf",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("linclf", "linclf_grader"):
+        shutil.copytree(root / name, dest / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     pyproject = root / "pyproject.toml"
     if not pyproject.exists():
         raise ValueError("the Gradescope bundle needs linclf's source tree (pyproject.toml not found)")

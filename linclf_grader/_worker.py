@@ -1,10 +1,10 @@
 """The sandboxed worker: runs one student's code and answers calls.
 
 This file is executed as a script (``python -I -B _worker.py``) by
-:mod:`linclf.grading.sandbox`; it never imports the rest of the grader, so the
+:mod:`linclf_grader.sandbox`; it never imports the rest of the grader, so the
 process that runs untrusted code holds nothing but the submission and the
 arguments of the calls it is asked to make.  It is also importable (the
-in-process :func:`linclf.grading.check` uses :func:`encode_value` so that a
+in-process :func:`linclf_grader.check` uses :func:`encode_value` so that a
 function checked in a notebook is judged on exactly what the grader would see).
 
 Protocol: newline-delimited JSON on two private pipes.  The parent sends one
@@ -383,9 +383,9 @@ class Channel:
 
 
 def _install_import_policy(policy):
-    """Refuse, at run time, the imports the set's policy forbids (linclf.grading.imports).
+    """Refuse, at run time, the imports the set's policy forbids (linclf_grader.imports).
 
-    ``linclf`` and ``linclf.grading`` become stubs (``check``/``student`` do
+    ``linclf`` and ``linclf_grader`` become stubs (``check``/``student`` do
     nothing here): the submission never loads the library's implementations.
     Imports made by allowed libraries themselves (numpy importing threading)
     are not the submission's and pass.
@@ -408,7 +408,6 @@ def _install_import_policy(policy):
         return decode_args(variants[exercise])
 
     stub.my_data = my_data
-    package.grading = stub
     sys.modules["linclf"], sys.modules[grading] = package, stub
 
     class Policy(importlib.abc.MetaPathFinder):
@@ -419,7 +418,7 @@ def _install_import_policy(policy):
             if frame is None or not frame.f_code.co_filename.startswith("<cell"):
                 return None
             top = name.split(".", 1)[0]
-            if name == grading or name.startswith(grading + ".") or (top in allowed and top != "linclf"):
+            if top == grading or (top in allowed and top != "linclf"):
                 return None
             raise ImportError(f"import of {name} is not allowed in this exercise set "
                               f"({policy['description']})")

@@ -5,11 +5,11 @@ A *test* is a plain function ``test_something(f)`` decorated with
 either calls the function directly (the in-process :func:`check` of the
 exercise pages) or asks the sandboxed worker to call it (``linclf-grade``);
 either way the test receives only trusted plain values (see
-:mod:`linclf.grading.values`) and compares them itself, with the helpers below,
+:mod:`linclf_grader.values`) and compares them itself, with the helpers below,
 which raise ``AssertionError`` with a message that names the quantity, the
 expected and the obtained value and the tolerance.
 
-See ``linclf/grading/README.md`` for how to write a set.
+See ``linclf_grader/README.md`` for how to write a set.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test(exercise, points=1, *, hidden=False, name=None, visibility=None, varian
     and ``"after_due_date"`` are the others). A test with any visibility but
     ``"visible"`` is hidden. ``variant=True``: the test is ``func(f, data)``
     and receives the student's own data of a variant exercise
-    (:mod:`linclf.grading.variants`).
+    (:mod:`linclf_grader.variants`).
     """
     if points <= 0:
         raise ValueError("points must be positive")
@@ -149,8 +149,8 @@ class ExerciseSet:
         Imports the exercises need (written at the top of the template).
     allow_imports : tuple of str
         Top-level modules a submission may import besides numpy, sympy, math,
-        the pure standard library and ``linclf.grading``
-        (:mod:`linclf.grading.imports`).
+        the pure standard library and ``linclf_grader``
+        (:mod:`linclf_grader.imports`).
     """
 
     def __init__(self, name, title, chapter, preamble="import numpy as np\n", allow_imports=()):
@@ -209,7 +209,7 @@ class ExerciseSet:
                 "Fill in each function, then grade locally with\n"
                 f"    {grade}\n"
                 "or check one function at a time in Python:\n"
-                "    from linclf.grading import check; check(function)\n"
+                "    from linclf_grader import check; check(function)\n"
                 '"""\n')
         parts = [head, self.preamble.rstrip() + "\n"]
         for ex in self.exercises.values():
@@ -236,7 +236,7 @@ SET_NAMES = ("discriminants", "fisher", "perceptron", "mse", "logistic", "softma
 
 
 def available_sets():
-    """Names of the sets that exist in ``linclf/grading/sets/``."""
+    """Names of the sets that exist in ``linclf_grader/sets/``."""
     here = Path(__file__).with_name("sets")
     return [n for n in SET_NAMES if (here / f"{n}.py").exists()]
 
@@ -245,7 +245,7 @@ def get_set(name):
     """Load the exercise set ``name``."""
     if name not in SET_NAMES or name not in available_sets():
         raise ValueError(f"unknown exercise set {name!r}; available: {', '.join(available_sets())}")
-    module = importlib.import_module(f"linclf.grading.sets.{name}")
+    module = importlib.import_module(f"linclf_grader.sets.{name}")
     exset = module.SET
     exset._module = module.__name__
     return exset
@@ -503,7 +503,7 @@ def read_expr(got, what="the expression", *, matrix=False):
 def assert_expr(got, expected, symbols, what="the expression", *, positive=()):
     """``got`` (a returned sympy object) equals ``expected`` (sympy text) symbolically.
 
-    ``got`` is rebuilt with :func:`linclf.grading.symbolic.parse_expr_safely`
+    ``got`` is rebuilt with :func:`linclf_grader.symbolic.parse_expr_safely`
     (never ``eval``); a plain string answer is accepted too.
     """
     from .symbolic import compare_expr, parse_expr_safely

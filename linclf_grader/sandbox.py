@@ -1,6 +1,6 @@
 """Start and talk to the sandboxed worker (the trusted side of the protocol).
 
-:class:`Worker` runs :mod:`linclf.grading._worker` in a fresh interpreter with a
+:class:`Worker` runs :mod:`linclf_grader._worker` in a fresh interpreter with a
 cleaned environment, an empty private working directory and no stdin, sends it
 the submission's code cells, and then forwards calls.  Every wait has a
 deadline; every byte read is capped; a worker that misbehaves (hangs, floods,
@@ -118,13 +118,13 @@ class Worker:
     def __init__(self, cells, *, hide=(), timeout=10.0, memory=1 << 30,
                  cell_timeout=10.0, cpu=120, load_budget=60.0, imports=None):
         self.cells = list(cells)
-        self.imports = imports  # the run-time import policy (linclf.grading.imports)
+        self.imports = imports  # the run-time import policy (linclf_grader.imports)
         self.timeout = float(timeout)
         self.cell_timeout = float(cell_timeout)
         self.memory = int(memory)
         self.cpu = int(cpu)
         self.load_budget = float(load_budget)
-        solutions = Path(__file__).resolve().parents[2] / "exercises" / "solutions"
+        solutions = Path(__file__).resolve().parents[1] / "exercises" / "solutions"
         self.hide = [*hide, str(solutions)]
         self.proc = None
         self.workdir = None

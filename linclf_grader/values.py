@@ -4,7 +4,7 @@
 rebuilds a returned value on the trusted side from JSON data only, checking
 every tag, dtype and shape, so that what a test sees is always an exact
 built-in type, a base ``numpy.ndarray`` (or numpy scalar) of a numeric dtype, or
-a :class:`SympyText` still to be parsed by :mod:`linclf.grading.symbolic`.
+a :class:`SympyText` still to be parsed by :mod:`linclf_grader.symbolic`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class SympyText(str):
     """The ``srepr`` text of a sympy object returned by student code.
 
     Kept as text until a test parses it with
-    :func:`linclf.grading.symbolic.parse_expr_safely`.
+    :func:`linclf_grader.symbolic.parse_expr_safely`.
     """
 
     __slots__ = ()

@@ -9,7 +9,7 @@ recomputes the expected answers from the same seed.
 
 In a notebook the student sets the id once::
 
-    from linclf.grading import student, my_data
+    from linclf_grader import student, my_data
     student("s1234567")
     my_data("perceptron_update_count")     # this student's data
 
@@ -55,7 +55,7 @@ def student(student_id):
 def current_student():
     """The id set by :func:`student`, else ``$LINCLF_STUDENT`` (e.g. set by a JupyterHub), else None.
 
-    (Inside the grader's sandbox ``linclf.grading`` is a stub whose ``my_data``
+    (Inside the grader's sandbox ``linclf_grader`` is a stub whose ``my_data``
     returns the data the grader computed for the graded id.)
     """
     return _current or os.environ.get(ENV) or None

@@ -1,7 +1,7 @@
 """The import policy of a submission: what a student's code may import.
 
 A submission may import numpy, sympy, math, matplotlib (plots are welcome in a
-notebook), the pure standard library and ``linclf.grading`` (for ``check``);
+notebook), the pure standard library and ``linclf_grader`` (for ``check``);
 anything else -- ``linclf``'s own
 implementations above all (``from linclf.special import softmax``) -- earns 0
 for the exercises it can reach, with a feedback line that names the import.
@@ -13,7 +13,7 @@ import at module level, or inside any other function, affects every exercise.
 ``__import__("x")`` and ``importlib.import_module("x")`` with a literal name
 count as imports; a module that is not installed at all is ignored (importing
 it fails and helps nobody). The sandboxed worker enforces the same policy at run time
-(:mod:`linclf.grading._worker`), so an import the static check cannot see
+(:mod:`linclf_grader._worker`), so an import the static check cannot see
 (a computed module name) fails there.
 """
 
@@ -24,7 +24,7 @@ import importlib.util
 import sys
 
 ALWAYS_ALLOWED = ("numpy", "sympy", "math", "matplotlib")
-GRADING = "linclf.grading"
+GRADING = "linclf_grader"
 # standard-library modules that are not "pure": they reach outside the process
 # or load native code, which no exercise needs
 STDLIB_EXCLUDED = frozenset({
@@ -39,8 +39,10 @@ STDLIB_EXCLUDED = frozenset({
 def is_allowed(module: str, extra=()) -> bool:
     """True if a submission of a set that also allows ``extra`` may import ``module``."""
     top = module.split(".", 1)[0]
+    if top == GRADING:
+        return True
     if top == "linclf":
-        return module == GRADING or module.startswith(GRADING + ".")
+        return False
     if top in ALWAYS_ALLOWED or top in extra:
         return True
     return top in sys.stdlib_module_names and top not in STDLIB_EXCLUDED
