@@ -63,7 +63,7 @@ def collect(args, out):
 
 def summary(result):
     """The terminal line of one submission: the final score, and why it is not the raw one."""
-    line = f"{result.get('student') or result['file']}: {result['score']:g}/{result['max_score']:g}"
+    line = f"{result['file']}: {result['score']:g}/{result['max_score']:g}"
     notes = []
     late = result.get("late") or {}
     if late.get("penalty_percent"):

@@ -30,9 +30,13 @@ consulted, 2026-11-25: ``mod/assign/locallib.php`` ``download_submissions``,
   path element ``NAME_ID_PLUGINTYPE_PLUGIN[_]``; so ``FULL NAME_ID_assignfeedback_file_/
   feedback.html`` becomes that student's feedback file.
 
-Within one participant's folder several notebooks are told apart by the time
-the zip records for each member (Moodle stores the file's modification time);
-equal times are reported as ambiguous.
+Moodle's zip holds the files of each participant's *latest* attempt only. When
+that attempt holds several notebooks (or the instructor gives the zips of two
+downloads), they are told apart by the modification time the zip records for
+each member: Moodle adds each file from its content store, so the time is in
+practice when the content was uploaded (an observation, not a documented
+promise). The newest is graded and the others are reported as replaced; equal
+times are reported as ambiguous and that student is not graded.
 """
 
 from __future__ import annotations
