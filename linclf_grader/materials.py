@@ -8,7 +8,8 @@ notebook (``notebooks/exercises/SET.ipynb`` of the source tree) whose
 ``check`` use the right data from the first run. Outside a source tree the
 notebook is built from the set itself (imports, then each stub and its
 ``check`` cell). Everything runs in one process: a class of 60 for the 11 sets
-takes seconds (``benchmarks/bench_materials.py``).
+takes seconds
+(``benchmarks/bench_materials.py``); ``jobs`` processes share the roster.
 """
 
 from __future__ import annotations
@@ -95,21 +96,39 @@ def _with_id(notebook, student):
     return nb
 
 
-def write_materials(students, set_names, out_dir):
+def write_materials(students, set_names, out_dir, jobs=1):
     """Write ``OUT/ID/SET.py`` and ``OUT/ID/SET.ipynb`` for every student and set.
 
-    Returns the number of files written.
+    ``jobs`` processes share the students (the variant data of some sets take
+    a tenth of a second per student to draw). Returns the number of files written.
     """
     if not students:
         raise ValueError("no students to write material for")
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
     if set_names in ("all", ["all"]):
         set_names = available_sets()
+    students = [check_student_id(sid) for sid in students]
+    for name in set_names:
+        get_set(name)   # an unknown set fails here, before any file is written
+    if jobs == 1 or len(students) < 2:
+        return _write_some(students, list(set_names), out_dir)
+    import concurrent.futures as cf
+    import multiprocessing
+
+    chunks = [students[k::jobs] for k in range(jobs) if students[k::jobs]]
+    ctx = multiprocessing.get_context("fork")
+    with cf.ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
+        return sum(pool.map(_write_some, chunks, [list(set_names)] * len(chunks),
+                            [out_dir] * len(chunks)))
+
+
+def _write_some(students, set_names, out_dir):
     sets = [get_set(name) for name in set_names]
     notebooks = {s.name: book_notebook(s.name) or _built_notebook(s) for s in sets}
     out_dir = Path(out_dir)
     written = 0
     for sid in students:
-        sid = check_student_id(sid)
         folder = out_dir / sid
         folder.mkdir(parents=True, exist_ok=True)
         for exset in sets:
