@@ -2,9 +2,17 @@
 
 Examples
 --------
-Grade a class (GitHub Classroom clones in ``repos/*/``) with private tests::
+Grade a class from a Canvas or Moodle bulk download, or from a folder of
+``ID.ipynb`` files, with private tests (``appendices/grading.md``)::
 
-    linclf-grade repos/*/perceptron.ipynb --set perceptron --tests private/ --jobs 4 --out grades/
+    linclf-grade --canvas subs.zip --canvas-gradebook gradebook.csv --set perceptron \\
+        --tests private/ --jobs 4 --out grades/
+    linclf-grade --moodle subs.zip --moodle-worksheet worksheet.csv --set perceptron --out grades/
+    linclf-grade --folder submissions/ --set perceptron --out grades/
+
+Per-student templates and notebooks for a roster::
+
+    linclf-grade --materials roster.csv --sets all --out material/
 
 Print the plain-Python template of a set (one student's version), list a set,
 or build a Gradescope autograder::

@@ -32,7 +32,7 @@ GUIDE = ROOT / "appendices" / "grading.md"
 EXE = Path(sys.executable).with_name("linclf-grade")
 SIS = {k: v[3] for k, v in S.PEOPLE.items()}
 EMAIL = {k: v[5] for k, v in S.PEOPLE.items()}
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course_lms")]  # one fixture run
 
 
 def guide_commands():
