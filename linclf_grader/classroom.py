@@ -84,8 +84,12 @@ def _zip_feedback(path, files):
     return path
 
 
-def write_course_outputs(args, exset, results, collection, out):
-    """Feedback files, LMS zips and gradebooks, collection and similarity reports."""
+def write_course_outputs(args, exset, results, collection, out, labels):
+    """Feedback files, LMS zips and gradebooks, collection and similarity reports.
+
+    ``labels`` are the report names of ``results`` (the student ids of a
+    collected class); the feedback of result ``i`` is ``feedback/LABEL.html``.
+    """
     out = Path(out)
     fmt = args.feedback
     render = feedback_html if fmt == "html" else feedback_markdown
@@ -93,11 +97,10 @@ def write_course_outputs(args, exset, results, collection, out):
     fb_dir.mkdir(parents=True, exist_ok=True)
     written = []
     by_student = {}
-    for r in results:
-        label = r.get("student") or Path(r["file"]).stem
+    for r, label in zip(results, labels):
         text = render(r, exset)
         (fb_dir / f"{label}.{fmt}").write_text(text, encoding="utf-8")
-        by_student[label] = (r, text)
+        by_student[r.get("student") or label] = (r, text)
     written.append(fb_dir)
     if collection is not None:
         (out / "collection.txt").write_text("\n".join(collection.report()) + "\n")
@@ -129,7 +132,7 @@ def write_course_outputs(args, exset, results, collection, out):
         from .similarity import (fingerprint_class, similar_pairs, variant_mismatches,
                                  write_similarity)
 
-        paths = {(r.get("student") or Path(r["file"]).stem): r["file"] for r in results}
+        paths = dict(zip(labels, (r["file"] for r in results)))
         prints = fingerprint_class(paths, exset)
         pairs = similar_pairs(prints, args.similarity)
         written.append(write_similarity(pairs, out, args.similarity, len(prints),

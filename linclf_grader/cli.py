@@ -202,7 +202,7 @@ def main(argv=None):
     labels = unique_labels(paths)
     csv_path = write_reports(results, labels, out, list(exset.exercises))
     try:
-        write_course_outputs(args, exset, results, collection, out)
+        write_course_outputs(args, exset, results, collection, out, labels)
     except ValueError as exc:
         print(f"linclf-grade: {exc}", file=sys.stderr)
         return 2
@@ -221,6 +221,8 @@ def _course_inputs(args, exset, paths, collection=None):
 
     if args.student and len(paths) > 1:
         raise ValueError("--student names one student; for a class use --roster")
+    if args.similarity is not None and not 0 < args.similarity <= 1:
+        raise ValueError(f"--similarity {args.similarity:g}: a fraction in (0, 1]")
     if collection is not None:
         if args.roster or args.student:
             raise ValueError("--roster/--student are for SUBMISSION files; an LMS download is "

@@ -365,3 +365,19 @@ def test_a_pasted_classmate_answer_fails_the_own_data_test(tmp_path):
     assert variant_mismatches([res], exset) == {"s1005": ["perceptron_experiment"]}
     ok = grade_submission(sub, "perceptron", student="s1001")
     assert variant_mismatches([ok], exset) == {}
+
+
+def test_same_file_names_keep_one_feedback_file_each(tmp_path, capsys):
+    for who in ("alice", "bob"):
+        (tmp_path / who).mkdir()
+    (tmp_path / "alice" / "perceptron.py").write_text(S.reference_code())
+    (tmp_path / "bob" / "perceptron.py").write_text(S.wrong_code())
+    subs = [str(tmp_path / w / "perceptron.py") for w in ("alice", "bob")]
+    assert main([*subs, "--set", "perceptron", "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    pages = sorted(p.name for p in (tmp_path / "o" / "feedback").iterdir())
+    assert pages == ["alice__perceptron.html", "bob__perceptron.html"]
+    assert "Failed:" in (tmp_path / "o" / "feedback" / "bob__perceptron.html").read_text()
+    assert "Failed:" not in (tmp_path / "o" / "feedback" / "alice__perceptron.html").read_text()
+    assert main([*subs, "--set", "perceptron", "--out", str(tmp_path / "o"),
+                 "--similarity", "1.5"]) == 2
+    assert "--similarity 1.5: a fraction in (0, 1]" in capsys.readouterr().err
