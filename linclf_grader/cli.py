@@ -230,6 +230,7 @@ def _course_inputs(args, exset, paths, collection=None):
         students = [s.student for s in collection.submissions]
         known = set(collection.roster) | set(students)
         lms_times = {s.student: s.submitted for s in collection.submissions if s.submitted}
+        sources = {s.student: s.source for s in collection.submissions}
     else:
         roster = read_roster(args.roster) if args.roster else {}
         students = ([args.student] * len(paths) if args.student else
@@ -238,7 +239,7 @@ def _course_inputs(args, exset, paths, collection=None):
             if args.roster and sid is None:
                 raise ValueError(f"{p} is not in the roster {args.roster}")
         known = set(roster.values()) | {s if s else _P(p).stem for p, s in zip(paths, students)}
-        lms_times = {}
+        lms_times, sources = {}, {}
     overrides = read_overrides(args.overrides, exset) if args.overrides else {}
     late, times, extensions = None, {}, {}
     if args.due:
@@ -250,7 +251,7 @@ def _course_inputs(args, exset, paths, collection=None):
     check_known_students(known, overrides=(args.overrides, overrides),
                          times=(args.times, times), extensions=(args.extensions, extensions))
     return {"students": students, "overrides": overrides, "late": late,
-            "times": {**lms_times, **times}, "extensions": extensions}
+            "times": {**lms_times, **times}, "extensions": extensions, "sources": sources}
 
 
 def _finish(result, course):
@@ -260,10 +261,12 @@ def _finish(result, course):
     if id(result) in done:
         return
     done.add(id(result))
+    sid = result.get("student") or ""
+    if sid in course["sources"]:  # the archive member graded, for a regrade request
+        result["collected_from"] = course["sources"][sid]
     if course["overrides"]:
         apply_overrides(result, course["overrides"])
     if course["late"] is not None:
-        sid = result.get("student") or ""
         course["late"].apply(result, course["times"].get(sid), course["extensions"].get(sid))
 
 

@@ -2,9 +2,11 @@
 
 The file is built from that student's result alone (the grader's JSON after
 overrides and the late policy): score per exercise, every public test that
-failed with the grader's message, the hidden tests counted (passed or not,
-never their inputs or messages), cells that failed or were skipped, the late
-penalty with the due date that applied, and each override with its reason.
+failed with the grader's message (except the tests on the student's own data,
+whose messages would state the values expected for that data, i.e. the
+answer), the hidden tests counted (passed or not, never their inputs or
+messages), cells that failed or were skipped, the late penalty with the due
+date that applied, and each override with its reason.
 It never contains reference code, another student's code or data, or the
 similarity report.
 
@@ -21,8 +23,15 @@ import html
 __all__ = ["feedback_markdown", "feedback_html", "comment_line"]
 
 
+#: what a failed own-data test says instead of its message, which would name the
+#: expected values for the student's own data: the answer itself
+OWN_DATA = ("failed on your own data; the values expected for your data are not shown, "
+            "since they are the answer: check your function on the public examples first")
+
+
 def _exercises(result, exset):
     """Per exercise: title, points, max, failed public tests, hidden (passed, total)."""
+    own = {t.name for t in exset.tests if t.variant}
     rows = []
     for name, ex in exset.exercises.items():
         tests = [t for t in result.get("tests", []) if t["exercise"] == name]
@@ -33,7 +42,8 @@ def _exercises(result, exset):
             "max": float(sum(t["max_score"] for t in tests)),
             "public_passed": sum(t["status"] == "passed" for t in tests if not t.get("hidden")),
             "public_total": sum(not t.get("hidden") for t in tests),
-            "failed": [t for t in tests if not t.get("hidden") and t["status"] != "passed"],
+            "failed": [dict(t, output=OWN_DATA) if t["name"] in own else t
+                       for t in tests if not t.get("hidden") and t["status"] != "passed"],
             "hidden": (sum(t["status"] == "passed" for t in hidden), len(hidden),
                        sum(t["score"] for t in hidden), sum(t["max_score"] for t in hidden)),
         })

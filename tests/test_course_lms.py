@@ -7,7 +7,7 @@ convention (``tests/lms_samples.py``).
 
 import csv
 import hashlib
-import io
+import html
 import json
 import os
 import re
@@ -22,6 +22,7 @@ import pytest
 import lms_samples as S
 from linclf_grader import get_set
 from linclf_grader.cli import main
+from linclf_grader.feedback import feedback_html
 from linclf_grader.grade import grade_submission
 from linclf_grader.lms import collect_folder
 from linclf_grader.lms.moodle import collect_moodle, parse_moodle_time, read_worksheet
@@ -102,6 +103,7 @@ def test_canvas_collection_maps_resubmits_and_reports(course):
     assert "Canvas marked late: s1003, s1004" in report
     # the later upload is the one graded (the reference, not the blank template)
     dee = json.loads((out / "s1004.json").read_text())
+    assert dee["collected_from"].endswith("_perceptron-1.py")
     assert dee["sha256"] == hashlib.sha256(S.reference_code().encode()).hexdigest()
 
 
@@ -363,6 +365,10 @@ def test_a_pasted_classmate_answer_fails_the_own_data_test(tmp_path):
     sub.write_text(code)
     res = grade_submission(sub, "perceptron", student="s1005")
     assert variant_mismatches([res], exset) == {"s1005": ["perceptron_experiment"]}
+    own = [t for t in res["tests"] if t["name"] == "perceptron_experiment: experiment on your own data"]
+    assert own[0]["status"] == "failed" and own[0]["output"]
+    page = feedback_html(res, exset)   # the expected values for Eve's data would be her answer
+    assert "failed on your own data" in page and html.escape(own[0]["output"]) not in page
     ok = grade_submission(sub, "perceptron", student="s1001")
     assert variant_mismatches([ok], exset) == {}
 
