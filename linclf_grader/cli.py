@@ -231,6 +231,8 @@ def _course_inputs(args, exset, paths, collection=None):
         known = set(collection.roster) | set(students)
         lms_times = {s.student: s.submitted for s in collection.submissions if s.submitted}
         sources = {s.student: s.source for s in collection.submissions}
+        lms_late = ({s.student: s.lms_late for s in collection.submissions}
+                    if collection.lms == "Canvas" else {})
     else:
         roster = read_roster(args.roster) if args.roster else {}
         students = ([args.student] * len(paths) if args.student else
@@ -239,7 +241,7 @@ def _course_inputs(args, exset, paths, collection=None):
             if args.roster and sid is None:
                 raise ValueError(f"{p} is not in the roster {args.roster}")
         known = set(roster.values()) | {s if s else _P(p).stem for p, s in zip(paths, students)}
-        lms_times, sources = {}, {}
+        lms_times, sources, lms_late = {}, {}, {}
     overrides = read_overrides(args.overrides, exset) if args.overrides else {}
     late, times, extensions = None, {}, {}
     if args.due:
@@ -251,7 +253,8 @@ def _course_inputs(args, exset, paths, collection=None):
     check_known_students(known, overrides=(args.overrides, overrides),
                          times=(args.times, times), extensions=(args.extensions, extensions))
     return {"students": students, "overrides": overrides, "late": late,
-            "times": {**lms_times, **times}, "extensions": extensions, "sources": sources}
+            "times": {**lms_times, **times}, "extensions": extensions, "sources": sources,
+            "lms_late": lms_late}
 
 
 def _finish(result, course):
@@ -268,6 +271,11 @@ def _finish(result, course):
         apply_overrides(result, course["overrides"])
     if course["late"] is not None:
         course["late"].apply(result, course["times"].get(sid), course["extensions"].get(sid))
+        if sid in course["lms_late"] and not result["late"]["submitted"]:
+            result["late"]["note"] = (
+                "Canvas marked this submission late, but no submission time was given: no "
+                "penalty applied" if course["lms_late"][sid] else
+                "Canvas did not mark this submission late: no penalty")
 
 
 # --------------------------------------------------------------------------

@@ -53,6 +53,8 @@ def _exercises(result, exset):
 def _facts(result):
     """The lines about the final score: late penalty, overrides, grader notes."""
     late = result.get("late") or {}
+    if late.get("extension"):
+        late = dict(late, due=f"{late['due']}, your extended due date")
     lines = []
     if late.get("penalty_percent"):
         lines.append(f"Late penalty: {late['penalty_percent']:g} % ({late['days_late']} started "

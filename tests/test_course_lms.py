@@ -163,7 +163,8 @@ def test_feedback_html_is_complete_accessible_and_private(course):
     assert re.search(r"Hidden tests passed</th>", bob)
     assert "Hidden tests:" not in pages["s1001"]   # nothing failed: no detail section
     assert "Late penalty: 10 %" in pages["s1004"]
-    assert "due 2026-03-03T23:59:00+00:00" in pages["s1003"]   # the extension applied
+    assert "due 2026-03-03T23:59:00+00:00, your extended due date" in pages["s1003"]
+    assert "Canvas did not mark this submission late: no penalty" in pages["s1001"]
     for sid, page in pages.items():
         assert page.startswith("<!DOCTYPE html>") and '<html lang="en">' in page
         assert "<title>" in page and "<caption>" in page and 'scope="col"' in page
