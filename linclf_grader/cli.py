@@ -308,7 +308,8 @@ def _course_options(p):
                    help="write the similarity report; pairs at or above FRACTION (default 0.5)")
     g.add_argument("--materials", metavar="CSV",
                    help="write OUT/ID/SET.py and SET.ipynb for every student of CSV (column "
-                        "student) and every set of --sets, then exit (--jobs N: N processes)")
+                        "student, or a Canvas gradebook export or Moodle worksheet) and every "
+                        "set of --sets, then exit (--jobs N: N processes)")
     g.add_argument("--sets", default="all", metavar="SET,SET",
                    help="with --materials: the sets (default all)")
 
@@ -318,7 +319,7 @@ def _materials(args):
 
     start = time.monotonic()
     try:
-        students = read_student_list(args.materials)
+        students = read_student_list(args.materials, args.id_column)
         sets = "all" if args.sets == "all" else [s.strip() for s in args.sets.split(",") if s.strip()]
         n = write_materials(students, sets, args.out, jobs=args.jobs)
     except ValueError as exc:

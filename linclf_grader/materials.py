@@ -28,15 +28,27 @@ __all__ = ["read_student_list", "write_materials", "book_notebook"]
 _ID_LINE = re.compile(r'^student\("YOUR-ID"\)[^\n]*$', re.M)
 
 
-def read_student_list(path):
-    """Student ids from a CSV with a ``student`` column (one id per row)."""
+def read_student_list(path, id_column=None):
+    """Student ids from a CSV with a ``student`` column (one id per row), or from an
+    LMS roster: a Canvas gradebook export or a Moodle grading worksheet (the id
+    column chosen as when grading, or ``id_column``)."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
-        if "student" not in [h.strip() for h in (reader.fieldnames or [])]:
-            raise ValueError(f"{path}: the header must have the column student")
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        if "student" not in header:
+            if "Identifier" in header and "Full name" in header:
+                from .lms.moodle import read_worksheet
+
+                return list(read_worksheet(path, id_column)[0])
+            if "Student" in header and "ID" in header:
+                from .lms.canvas import read_gradebook
+
+                return list(read_gradebook(path, id_column)[0])
+            raise ValueError(f"{path}: the header must have the column student (or be a Canvas "
+                             "gradebook export or a Moodle grading worksheet)")
         ids = []
         for line, row in enumerate(reader, start=2):
             value = {k.strip(): v for k, v in row.items() if k}.get("student") or ""

@@ -388,3 +388,17 @@ def test_same_file_names_keep_one_feedback_file_each(tmp_path, capsys):
     assert main([*subs, "--set", "perceptron", "--out", str(tmp_path / "o"),
                  "--similarity", "1.5"]) == 2
     assert "--similarity 1.5: a fraction in (0, 1]" in capsys.readouterr().err
+
+
+def test_materials_roster_can_be_the_lms_export(tmp_path):
+    from linclf_grader.materials import read_student_list
+
+    S.write_canvas(tmp_path)
+    S.write_moodle(tmp_path)
+    assert read_student_list(tmp_path / "gradebook.csv") == ["s1001", "s1002", "s1003", "s1004",
+                                                             "s1005"]
+    assert read_student_list(tmp_path / "worksheet.csv")[0] == "ada@uni.example"
+    assert read_student_list(tmp_path / "gradebook.csv", "SIS Login ID")[:2] == ["ada", "bob"]
+    (tmp_path / "bad.csv").write_text("name\nada\n")
+    with pytest.raises(ValueError, match="must have the column student"):
+        read_student_list(tmp_path / "bad.csv")
