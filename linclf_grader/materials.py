@@ -7,9 +7,9 @@ notebook (``notebooks/exercises/SET.ipynb`` of the source tree) whose
 ``student("YOUR-ID")`` line already holds the student's id, so ``my_data`` and
 ``check`` use the right data from the first run. Outside a source tree the
 notebook is built from the set itself (imports, then each stub and its
-``check`` cell). Everything runs in one process: a class of 60 for the 11 sets
-takes seconds
-(``benchmarks/bench_materials.py``); ``jobs`` processes share the roster.
+``check`` cell). Everything runs in one call (``jobs`` processes share the
+roster); most of the time goes to drawing the students' variant data
+(``benchmarks/bench_materials.py`` times a class of 60 for the 11 sets).
 """
 
 from __future__ import annotations
