@@ -77,6 +77,8 @@ class Collection:
     ambiguous: list                   # (student, [entries], reason)
     roster: dict                      # student id -> RosterEntry
     notes: list = dataclasses.field(default_factory=list)
+    header: list = dataclasses.field(default_factory=list)   # the roster file's columns
+    points: dict = dataclasses.field(default_factory=dict)   # Canvas's Points Possible row
 
     def by_student(self):
         return {s.student: s for s in self.submissions}

@@ -22,7 +22,9 @@ The formats, as Canvas writes and reads them (sources consulted, 2026-11-25):
   ``Assignment name (assignment id)``; a second row ``Points Possible`` (Canvas
   writes it with leading blanks) and, in newer exports, a row of posting
   policies. ``ID`` is the Canvas user id of the zip names. An imported column
-  whose header matches no assignment creates a new one.
+  whose header matches no assignment creates a new one. The course's "Test
+  Student" (Student View) appears as ``Student, Test`` without SIS ids; it is
+  left out of the roster.
 * **Feedback files** (Canvas's ``Assignment#generate_comments_from_files``,
   behind "Re-Upload Submissions"): in an uploaded zip the first two all-digit
   ``_``-separated parts of a file name are the user id and the id of one of the
@@ -44,6 +46,7 @@ from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_
 __all__ = ["read_gradebook", "collect_canvas", "write_canvas_gradebook", "canvas_feedback_name"]
 
 ID_PREFERENCE = ("SIS User ID", "SIS Login ID", "ID")
+TEST_STUDENT = "Student, Test"
 FIXED = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Section")
 _MEMBER = re.compile(r"^(?P<name>[^/]*?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<att>\d+)_(?P<file>[^/]+)$")
 
@@ -72,6 +75,8 @@ def read_gradebook(path, id_column=None):
             continue
         if not row.get("ID", "").isdigit():
             continue  # the posting-policy row and blank lines carry no student
+        if row.get("Student") == TEST_STUDENT and not row.get("SIS User ID"):
+            continue  # Canvas's Student View account (once Student View was used): not a student
         students.append((line, RosterEntry("", row["ID"], row.get("Student", ""),
                                            section=row.get("Section", ""), row=row)))
     column = pick_id_column(header, [e.row for _, e in students], ID_PREFERENCE, id_column, path)
@@ -135,9 +140,7 @@ def collect_canvas(archives, gradebook, dest, id_column=None):
     if late:
         notes.append("Canvas marked late: " + ", ".join(late) + " (the penalty follows --due, "
                      "--extensions and --times; a Canvas zip carries no submission time)")
-    col = Collection("Canvas", subs, unmapped, ambiguous, roster, notes)
-    col.header, col.points = header, points
-    return col
+    return Collection("Canvas", subs, unmapped, ambiguous, roster, notes, header, points)
 
 
 def assignment_column(header, wanted, default):

@@ -154,9 +154,7 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         r = roster[sid]
         subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
                                superseded=[c[1] for c in older]))
-    col = Collection("Moodle", subs, unmapped, ambiguous, roster)
-    col.header = header
-    return col
+    return Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
 
 
 def format_moodle_time(t):
