@@ -132,7 +132,10 @@ def write_course_outputs(args, exset, results, collection, out, labels):
         from .similarity import (fingerprint_class, similar_pairs, variant_mismatches,
                                  write_similarity)
 
-        paths = dict(zip(labels, (r["file"] for r in results)))
+        names = [r.get("student") or label for r, label in zip(results, labels)]
+        if len(set(names)) < len(names):
+            names = labels   # the report names files apart when two share a student id
+        paths = dict(zip(names, (r["file"] for r in results)))
         prints = fingerprint_class(paths, exset)
         pairs = similar_pairs(prints, args.similarity)
         written.append(write_similarity(pairs, out, args.similarity, len(prints),

@@ -200,6 +200,11 @@ def test_moodle_collection_and_late_policy_from_the_worksheet(course):
     assert g["dee@uni.example"]["late_penalty_percent"] == "10"   # the worksheet's time
     assert g["cy@uni.example"]["late_penalty_percent"] == "0"     # late, but an extension
     assert float(g["eve@uni.example"]["total"]) == full
+    pairs = {(r["a"], r["b"]) for r in csv.DictReader(open(out / "similarity.csv"))}
+    assert ("ada@uni.example", "eve@uni.example") in pairs   # the renamed copy, as a notebook
+    assert not [p for p in pairs if "cy@uni.example" in p]
+    feedback = (out / "feedback" / "dee_uni.example.html").read_text()   # a file-name-safe label
+    assert "Late penalty: 10 %" in feedback and "submitted 2026-03-02T12:00:00+00:00" in feedback
 
 
 def test_moodle_worksheet_for_upload(course):
