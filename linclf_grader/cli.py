@@ -128,8 +128,8 @@ def main(argv=None):
     has_source = args.submissions or args.canvas or args.moodle or args.folder
     if not args.set_name or not has_source:
         _parser().print_usage(sys.stderr)
-        print("linclf-grade: give SUBMISSION files and --set NAME (or --template/--gradescope-bundle)",
-              file=sys.stderr)
+        print("linclf-grade: give --set NAME and SUBMISSION files, --canvas, --moodle or --folder "
+              "(or --template/--gradescope-bundle/--materials)", file=sys.stderr)
         return 2
     try:
         exset = get_set(args.set_name)
@@ -214,8 +214,6 @@ def main(argv=None):
 
 def _course_inputs(args, exset, paths, collection=None):
     """Student ids, overrides and late policy from the command line (validated up front)."""
-    from pathlib import Path as _P
-
     from .course import (LatePolicy, check_known_students, read_extensions, read_overrides,
                          read_roster, read_times, roster_students)
 
@@ -240,7 +238,7 @@ def _course_inputs(args, exset, paths, collection=None):
         for p, sid in zip(paths, students):
             if args.roster and sid is None:
                 raise ValueError(f"{p} is not in the roster {args.roster}")
-        known = set(roster.values()) | {s if s else _P(p).stem for p, s in zip(paths, students)}
+        known = set(roster.values()) | {s if s else Path(p).stem for p, s in zip(paths, students)}
         lms_times, sources, lms_late = {}, {}, {}
     overrides = read_overrides(args.overrides, exset) if args.overrides else {}
     late, times, extensions = None, {}, {}
