@@ -16,6 +16,7 @@ and ``moodle.py``.
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import tokenize
@@ -79,12 +80,16 @@ RENAME = {"n_updates": "count", "mistakes": "errs", "x_i": "xi", "y_i": "yi", "w
           "X_hat": "Z", "gamma": "smallest", "R": "radius", "a": "v"}
 
 
-def reference_code():
-    """The functions of the reference solution, as a student would hand them in."""
+def reference_code(leave_out=()):
+    """The exercise functions of the reference solution, as a student would hand them in."""
     text = (ROOT / "exercises" / "solutions" / "perceptron.py").read_text()
-    head = text.split("# ------", 1)[0]
-    return head.split('"""', 2)[2].replace("from linclf_grader import test\n", "") \
-        .replace("from linclf_grader.framework import assert_close, assert_equal, unpack\n", "")
+    names = set(get_set("perceptron").exercises) - set(leave_out)
+    parts = ["import numpy as np"]
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name in names:
+            parts.append(ast.get_source_segment(text, node))
+    assert len(parts) == len(names) + 1, "the reference lost an exercise function"
+    return "\n\n\n".join(parts) + "\n"
 
 
 def renamed(code):
@@ -99,10 +104,18 @@ def renamed(code):
     return text.replace("def ", "# my own work\ndef ")
 
 
+WRONG_UPDATE = '''
+
+def perceptron_update(w, b, x, y, eta=1.0):
+    if y * (w @ x + b) <= 0:
+        return w - eta * y * x, b - eta * y
+    return w.copy(), b
+'''
+
+
 def wrong_code():
-    code = reference_code()
-    assert "return w + eta * y * x, b + eta * y" in code
-    return code.replace("return w + eta * y * x, b + eta * y", "return w - eta * y * x, b - eta * y")
+    """The reference with a sign error in the update (3 of its 4 public tests fail)."""
+    return reference_code(leave_out={"perceptron_update"}) + WRONG_UPDATE
 
 
 def notebook(code):
