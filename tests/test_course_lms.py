@@ -407,3 +407,19 @@ def test_materials_roster_can_be_the_lms_export(tmp_path):
     (tmp_path / "bad.csv").write_text("name\nada\n")
     with pytest.raises(ValueError, match="must have the column student"):
         read_student_list(tmp_path / "bad.csv")
+
+
+def test_feedback_explains_a_skipped_cell_and_hidden_tests(tmp_path):
+    from linclf_grader.feedback import feedback_markdown
+
+    sub = tmp_path / "s1.py"
+    sub.write_text(S.reference_code().replace("def perceptron_update", "# %%\ndef perceptron_update")
+                   + "\n# %%\nprint(undefined_name)\n")
+    res = grade_submission(sub, "perceptron", private_tests=ROOT / "exercises" / "solutions")
+    assert res["cell_errors"], res
+    md = feedback_markdown(res, get_set("perceptron"))
+    assert "failed when your notebook was run and was skipped" in md and "undefined_name" in md
+    hidden = [t for t in res["tests"] if t["hidden"]]
+    assert any("hidden many epochs" in t["name"] for t in hidden)
+    assert re.search(r"\| 1 of 1 \|", md)        # the hidden test of an exercise, counted
+    assert "hidden many epochs" not in md          # but never named or shown
