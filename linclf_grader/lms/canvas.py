@@ -162,7 +162,7 @@ def write_canvas_gradebook(path, collection, results, column, max_score):
 
     ``results`` maps student ids to final scores. Scores are rescaled to the
     column's Points Possible when the export has one; a student without a
-    graded submission gets an empty cell (Canvas leaves the grade as it is).
+    graded submission gets an empty cell (never a silent zero).
     """
     points = collection.points.get(column, "")
     try:
