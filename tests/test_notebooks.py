@@ -172,7 +172,7 @@ def test_binder_environment_installs_the_repository():
     assert {"numpy", "matplotlib", "sympy", "ipywidgets", "myst-nb"} <= pinned
     # every third-party module a page's code imports is pinned for Binder
     dist = {"sklearn": "scikit-learn", "myst_nb": "myst-nb"}
-    provided = {"linclf", "IPython", "ipywidgets"}        # the repository itself; Jupyter's own
+    provided = {"linclf", "linclf_grader", "IPython", "ipywidgets"}  # the repository itself; Jupyter's own
     code_re = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
     imported = set()
     for page in [*ROOT.glob("chapters/*.md"), *ROOT.glob("appendices/*.md"), *ROOT.glob("exercises/*.md")]:
