@@ -9,7 +9,9 @@ check (an ``assert`` statement, an ``assert*(...)`` call, or a loop/``if``/
 * a cell made only of checks gets the tags ``hide-input`` and ``check``
   (a ``remove-cell`` check becomes a folded one, so the reader can open it);
 * a mixed cell is split: the teaching statements stay in the open cell, the
-  checks move, in order, to a folded ``check`` cell right after it.
+  checks move, in order, to a folded ``check`` cell right after it;
+* a cell whose asserts sit inside statements that also compute (a loop that
+  defines a function, say) is folded whole.
 
 Cells with IPython magics are left alone and listed.  Always run the chapter
 afterwards: a check that relied on a value the teaching code changes after it
@@ -100,12 +102,15 @@ def fold_cell(block: str):
         return None
     stmts = tree.body
     checks = [is_check(s) for s in stmts]
-    if not any(checks):
+    nested = any(isinstance(n, ast.Assert) or _is_assert_call(n) for n in ast.walk(tree))
+    if not nested:
         return None
     tags = _tags(opts)
     check_tags = [t for t in tags if t not in ("remove-cell", "remove-input", "hide-input", "check")]
     check_tags = check_tags + ["hide-input", "check"]
-    if all(checks):
+    solution_check = body[0].startswith("# checks ")  # an exercise solution's check cell
+    if all(checks) or not any(checks) or solution_check or {"remove-cell", "remove-input"} & set(tags):
+        # a hidden cell of checks and their set-up becomes one folded check
         return _cell(_with_tags(opts, check_tags), body)
     # segment i runs from the end of statement i-1 to the end of statement i
     open_lines, check_lines, start = [], [], 0
