@@ -101,7 +101,7 @@ class Stats:
 
 
 def chapter_stats(path: Path) -> Stats:
-    nb = jupytext.read(path)
+    nb = jupytext.read(path, fmt="md:myst")
     st = Stats(path)
     starred_level = None  # heading level of the starred section we are in
     seen_star = False
