@@ -117,7 +117,7 @@ def chapter_stats(path: Path) -> Stats:
                     if starred_level is None and is_starred(title):
                         starred_level, seen_star = level, True
                     elif starred_level is None and seen_star and level == 2 \
-                            and not title.lower().startswith(("summary", "exercises", "key ")):
+                            and not title.lower().startswith(("summary", "exercises", "key ", "check your understanding")):
                         st.core_after_star.append(title)
                     n = prose_words("\n".join(chunk))
                     if starred:
