@@ -8,23 +8,23 @@ The formats, as Canvas writes and reads them (sources consulted, 2026-11-25):
   sortable name ("Lovelace, Ada") lower-cased with every non-word character
   removed and any ``_digits_`` run collapsed, so that ``_USERID_`` is the first
   all-digit part; ``LATE`` is present when Canvas counts the submission late
-  against *its* due date; ``FILENAME`` is the file's display name, to which
-  Canvas appends ``-1``, ``-2`` ... when the student uploaded a file of that name
-  before. Anonymous grading writes ``anon_ID`` in place of name and user id;
+  against *its* due date; ``FILENAME`` is the file's display name (Canvas
+  renames an upload whose name is taken, so a resubmission often arrives as
+  ``perceptron-1.ipynb``; the reader does not rely on these suffixes, only on
+  the attachment id). Anonymous grading writes ``anon_ID`` in place of name and user id;
   text and URL entries become ``NAME_USERID_text.html`` / ``_link.html``.
   Only the latest attempt's files are in a zip; an instructor who downloads
   again after a resubmission and gives both zips gets the later upload:
   attachment ids grow with every upload, so the larger one wins.
-* **Gradebook export/import CSV** (Canvas guides "How do I export/import grades
-  in the Gradebook?"; the OSU CarmenCanvas guide "Import CSV File for Carmen
-  Grades" lists the columns an import needs): a header ``Student, ID, SIS User ID,
+* **Gradebook export/import CSV** (the OSU CarmenCanvas guide "Import CSV File
+  for Carmen Grades", which lists the columns an import needs, and VCU's Canvas
+  page "Gradebook Action Menu" on what an export holds): a header ``Student, ID, SIS User ID,
   SIS Login ID, [Integration ID,] Section`` then one column per assignment headed
   ``Assignment name (assignment id)``; a second row ``Points Possible`` (Canvas
   writes it with leading blanks) and, in newer exports, a row of posting
   policies. ``ID`` is the Canvas user id of the zip names. An imported column
-  whose header matches no assignment creates a new one. The course's "Test
-  Student" (Student View) appears as ``Student, Test`` without SIS ids; it is
-  left out of the roster.
+  whose header matches no assignment creates a new one. A row ``Student, Test``
+  without SIS ids (the account of Canvas's Student View) is left out of the roster.
 * **Feedback files** (Canvas's ``Assignment#generate_comments_from_files``,
   behind "Re-Upload Submissions"): in an uploaded zip the first two all-digit
   ``_``-separated parts of a file name are the user id and the id of one of the
