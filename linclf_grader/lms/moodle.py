@@ -18,8 +18,10 @@ consulted, 2026-11-25: ``mod/assign/locallib.php`` ``download_submissions``,
   ``Identifier`` (``Participant N``), ``Full name``, the site's identity fields
   (``Email address``, ``ID number``, ...), ``Status``, ``Grade``, ``Maximum Grade``,
   ``Grade can be changed``, ``Last modified (submission)``, ``Last modified (grade)``,
-  ``Feedback comments``. Times are written in the user's time zone as
-  ``Tuesday, 3 March 2026, 11:59 PM`` (``-`` when there is none). The import
+  ``Feedback comments``. Times are written in the user's time zone by
+  ``userdate``, with or without the weekday (``Tuesday, 3 March 2026, 11:59 PM``;
+  langconfig's ``strftimedatetime`` is ``%d %B %Y, %I:%M %p``), ``-`` when there
+  is none; the reader takes both forms and ISO 8601. The import
   ("Upload grading worksheet") needs ``Identifier``, ``Grade`` and
   ``Last modified (grade)``; it skips a grade above the assignment's maximum, and
   a row whose grade was changed in Moodle after that row's ``Last modified
