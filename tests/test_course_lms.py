@@ -327,9 +327,13 @@ def test_late_policy_is_recomputed_on_every_regrade(tmp_path):
 
 def test_moodle_times_and_ids(tmp_path):
     import datetime as dt
+    from zoneinfo import ZoneInfo
 
     t = parse_moodle_time("Monday, 2 March 2026, 12:00 PM", dt.timezone.utc, "x")
     assert t == dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
+    assert parse_moodle_time("02 March 2026, 12:00 PM", dt.timezone.utc, "x") == t
+    paris = parse_moodle_time("Monday, 2 March 2026, 1:00 PM", ZoneInfo("Europe/Paris"), "x")
+    assert paris == t   # 13:00 in Paris in March is 12:00 UTC
     assert parse_moodle_time("-", dt.timezone.utc, "x") is None
     with pytest.raises(ValueError, match="not a time Moodle writes"):
         parse_moodle_time("next Tuesday", dt.timezone.utc, "x")
