@@ -113,8 +113,12 @@ class Exercise:
     kind: str = "formula"
     variant: object = None
     hidden_tests: int = 0
+    forbid: tuple = ()
 
     def __post_init__(self):
+        if isinstance(self.forbid, str) or not all(isinstance(m, str) and m for m in self.forbid):
+            raise TypeError(f"exercise {self.name!r}: forbid must be a tuple of module names")
+        self.forbid = tuple(self.forbid)
         if self.kind not in KINDS:
             raise ValueError(f"exercise {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
         if self.variant is not None and not callable(self.variant):
@@ -147,32 +151,34 @@ class ExerciseSet:
         The chapter file stem (``"03_perceptron"``).
     preamble : str
         Imports the exercises need (written at the top of the template).
-    allow_imports : tuple of str
-        Top-level modules a submission may import besides numpy, sympy, math,
-        the pure standard library and ``linclf_grader``
-        (:mod:`linclf_grader.imports`).
+
+    What each exercise may not use is declared per exercise
+    (``exercise(..., forbid=...)``, :mod:`linclf_grader.imports`).
     """
 
-    def __init__(self, name, title, chapter, preamble="import numpy as np\n", allow_imports=()):
+    def __init__(self, name, title, chapter, preamble="import numpy as np\n"):
         self.name = name
         self.title = title
         self.chapter = chapter
         self.preamble = preamble
-        self.allow_imports = tuple(allow_imports)
         self.exercises = {}
         self._module = None
 
     def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError",
-                 kind="formula", variant=None, hidden_tests=0):
+                 kind="formula", variant=None, hidden_tests=0, forbid=()):
         """Declare an exercise (the function ``name``) of the given ``kind``.
 
         ``variant(rng) -> dict`` makes the exercise's data depend on the student
         id; ``hidden_tests`` is how many hidden tests the course's grading suite
-        (``exercises/solutions/SET.py``) runs on it, which ``check`` announces.
+        (``exercises/solutions/SET.py``) runs on it, which ``check`` announces;
+        ``forbid`` names the modules that would solve it besides ``linclf`` and
+        scikit-learn, which every exercise forbids (an optimiser such as
+        ``imports.OPTIMISERS`` where the exercise is to optimise).
         """
         if name in self.exercises:
             raise ValueError(f"exercise {name!r} declared twice")
-        ex = Exercise(name, title, signature, doc, stub, kind, variant, int(hidden_tests))
+        ex = Exercise(name, title, signature, doc, stub, kind, variant, int(hidden_tests),
+                      tuple(forbid))
         self.exercises[name] = ex
         return ex
 
@@ -209,8 +215,8 @@ class ExerciseSet:
                 "Fill in each function, then grade locally with\n"
                 f"    {grade}\n"
                 "or check one function at a time in Python:\n"
-                "    from linclf_grader import check; check(function)\n"
-                '"""\n')
+                "    from linclf_grader import check; check(function)\n\n"
+                + rules_header(self) + '"""\n')
         parts = [head, self.preamble.rstrip() + "\n"]
         for ex in self.exercises.values():
             data = None
@@ -219,6 +225,26 @@ class ExerciseSet:
             parts.append("\n\n# " + "-" * 70 + f"\n# {ex.title}\n"
                          + ex.template(data, student_id))
         return "".join(parts)
+
+
+def rules_header(exset):
+    """The rules paragraph of the template (the pages state the same per exercise)."""
+    from .imports import ALWAYS_FORBIDDEN, describe_modules, forbidden_for
+
+    lines = ["Rules: any module may be used except what would solve an exercise for you:",
+             f"{describe_modules(ALWAYS_FORBIDDEN)} in every exercise"]
+    extra = {}
+    for ex in exset.exercises.values():
+        more = [m for m in forbidden_for(ex) if m not in ALWAYS_FORBIDDEN]
+        if more:
+            extra.setdefault(describe_modules(more), []).append(ex.name)
+    for modules, names in extra.items():
+        lines.append(f"and {modules} in {', '.join(names)}")
+    text = ", ".join(lines[1:])
+    body = textwrap.fill(lines[0] + " " + text + ".", 79)
+    return (body + "\nUsing one costs only the exercises whose function can reach it."
+            "\nEach call has a time limit (10 s by default); the code of a submission\n"
+            "may be at most 1 MB (outputs of a notebook do not count).\n")
 
 
 def collect_tests(objects):
