@@ -71,6 +71,25 @@ def rule_text(exercise) -> str:
     return f"Not allowed in this exercise: {describe_modules(forbidden_for(exercise))}."
 
 
+def rules_paragraph() -> str:
+    """The rules as every exercise page states them (``scripts/sync_exercise_rules.py``)."""
+    from .notebook import MAX_CODE_BYTES
+    from .timeouts import CALL_TIMEOUT
+
+    return (
+        "**Rules.** Each exercise names the modules it does not allow, because they would solve "
+        "it for you: always `linclf` (the book's own implementations) and scikit-learn, and an "
+        "optimiser such as `scipy.optimize` where the exercise is to optimise. Everything else "
+        "is fine (numpy, sympy, `scipy.special`, `scipy.linalg`, matplotlib, the standard "
+        "library). A forbidden module costs only the exercises whose function can reach it "
+        "(directly, through a global or through a helper function); an import no exercise uses "
+        f"costs nothing. Each call of one of your functions may take {CALL_TIMEOUT:g} s, and "
+        f"the code of a submission may be at most {MAX_CODE_BYTES // 2**20} MB (outputs of a "
+        "notebook do not count). `check` applies the same rules and limits as the grader, so its "
+        "points are the points of the public tests in your grade."
+    )
+
+
 def exercise_groups(exercises) -> dict:
     """Exercises grouped by their forbidden set: ``{frozenset(modules): [names]}``.
 
