@@ -14,6 +14,7 @@ See ``linclf_grader/README.md`` for how to write a set.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import importlib.util
@@ -163,6 +164,7 @@ class ExerciseSet:
         self.preamble = preamble
         self.exercises = {}
         self._module = None
+        self._variants = {}
 
     def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError",
                  kind="formula", variant=None, hidden_tests=0, forbid=()):
@@ -187,10 +189,15 @@ class ExerciseSet:
         make = self.exercises[exercise].variant
         if make is None:
             raise ValueError(f"exercise {exercise!r} has no per-student variant")
-        data = make(variant_rng(self.name, exercise, student_id))
-        if not isinstance(data, dict):
-            raise TypeError(f"the variant of {exercise!r} must return a dict")
-        return data
+        key = (exercise, student_id)
+        if key not in self._variants:  # the data are a function of the id: make them once
+            data = make(variant_rng(self.name, exercise, student_id))
+            if not isinstance(data, dict):
+                raise TypeError(f"the variant of {exercise!r} must return a dict")
+            if len(self._variants) > 256:
+                self._variants.clear()
+            self._variants[key] = data
+        return copy.deepcopy(self._variants[key])
 
     @property
     def tests(self):
