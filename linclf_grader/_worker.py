@@ -101,6 +101,13 @@ def encode_value(value, _depth=0, _budget=None):
         return _encode_float(float.__float__(value))
     if isinstance(value, int) and not isinstance(value, bool):
         return encode_value(int.__index__(value), _depth, _budget)
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and type(value) is fractions.Fraction:
+        # "exact fractions" are accepted where numbers are asked: as the nearest float
+        try:
+            return _encode_float(int.__index__(value.numerator) / int.__index__(value.denominator))
+        except (OverflowError, ZeroDivisionError):
+            raise EncodeError("the returned fraction is too large") from None
     raise EncodeError(
         f"cannot check a value of type {type(value).__name__!s}; "
         "return numbers, numpy arrays, tuples/lists, or sympy expressions"
@@ -123,6 +130,10 @@ def _encode_array(np, value):
     if type(arr) is not np.ndarray:
         arr = np.asarray(arr).view(np.ndarray)
     kind = arr.dtype.kind
+    if kind == "O" and arr.ndim >= 1 and arr.size <= MAX_ITEMS:
+        # an object array (of sympy Rationals, Fractions ...): its items one by one
+        return [encode_value(v, 1) for v in arr.tolist()] if arr.ndim == 1 else \
+            [_encode_array(np, row) for row in arr]
     if kind not in "biuf":
         raise EncodeError(f"cannot check an array of dtype {arr.dtype}; use numbers")
     if arr.nbytes > MAX_ARRAY_BYTES:

@@ -406,8 +406,41 @@ def fail(msg):
 _fail = fail
 
 
+def _exact_number(got):
+    """A sympy number or Matrix of numbers returned where numbers are asked, as floats.
+
+    Returns ``got`` unchanged when it is not such an answer (then the caller's
+    message applies).
+    """
+    from .symbolic import UnsafeExpression, parse_expr_safely
+
+    if isinstance(got, list):
+        return [_exact_number(v) for v in got]
+    if not isinstance(got, SympyText):
+        return got
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression:
+        return got
+    try:
+        if getattr(expr, "is_Matrix", False):
+            if all(getattr(v, "is_number", False) and v.is_real for v in expr):
+                return np.array(expr.tolist(), dtype=np.float64).reshape(
+                    expr.shape if 1 not in expr.shape else (-1,))
+        elif getattr(expr, "is_number", False) and expr.is_real:
+            return float(expr)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    return got
+
+
 def as_array(got, shape=None, what="the result", *, kind="numeric"):
-    """``got`` as a finite float array (of ``shape``), or fail with a clear message."""
+    """``got`` as a finite float array (of ``shape``), or fail with a clear message.
+
+    Exact answers are numbers too: sympy Rationals (alone, in a list or a Matrix)
+    and ``fractions.Fraction`` (which arrive as floats).
+    """
+    got = _exact_number(got)
     if isinstance(got, (SympyText, str, dict)) or got is None:
         _fail(f"{what} should be a numpy array, got {type_name(got)}")
     if isinstance(got, np.ndarray):
@@ -431,6 +464,7 @@ def as_array(got, shape=None, what="the result", *, kind="numeric"):
 
 def as_float(got, what="the result"):
     """``got`` as a finite Python float (a number, numpy scalar or size-1 array)."""
+    got = _exact_number(got)
     if isinstance(got, bool) or isinstance(got, (SympyText, str)) or got is None:
         _fail(f"{what} should be a number, got {type_name(got)}")
     if isinstance(got, np.ndarray):

@@ -107,7 +107,8 @@ def _decode_array(obj):
         raise BadValue("array data does not match its shape")
     arr = np.frombuffer(raw, dtype=dt).reshape(shape).astype(dt.newbyteorder("="))
     if obj.get("scalar") is True and arr.ndim == 0:
-        return arr[()]
+        # a numpy bool where a bool is asked (n_mistakes == 0) is a bool
+        return bool(arr[()]) if arr.dtype.kind == "b" else arr[()]
     return arr
 
 
