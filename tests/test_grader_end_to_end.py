@@ -238,3 +238,29 @@ def test_the_filled_notebooks_are_what_a_student_sends():
     assert len(json.dumps(nb)) > 5 * 2**20  # outputs make the file larger than the old limit
     blank = colab_notebook("perceptron", "s1", filled=False)
     assert sum("raise NotImplementedError" in "".join(c["source"]) for c in blank["cells"]) == 5
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_the_gradescope_entry_point_gives_the_filled_notebook_full_marks(set_name, tmp_path):
+    """``run_autograder`` of the bundle, run in a copy of Gradescope's layout (its
+    ``/autograder`` moved under a temporary folder, this environment as its venv)."""
+    from linclf_grader.gradescope import write_bundle
+
+    root = tmp_path / "autograder"
+    bundle = tmp_path / "bundle"
+    write_bundle(set_name, bundle)
+    script = (bundle / "run_autograder").read_text().replace("/autograder", str(root))
+    for sub in ("submission", "results", "source"):
+        (root / sub).mkdir(parents=True)
+    (root / "venv").symlink_to(Path(sys.executable).parents[1])
+    (root / "submission" / "homework.ipynb").write_text(
+        json.dumps(colab_notebook(set_name, SID["notebook"], filled=True)))
+    (root / "submission_metadata.json").write_text(
+        json.dumps({"users": [{"sid": SID["notebook"], "email": "s@example.org", "id": 7}]}))
+    (root / "run_autograder").write_text(script)
+    proc = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert results["score"] == get_set(set_name).max_points() > 0, \
+        [(t["name"], t["output"][:200]) for t in results["tests"] if t["score"] < t["max_score"]]

@@ -250,3 +250,27 @@ def test_check_and_the_grader_agree_on_every_public_point(set_name, tmp_path):
                        if t["exercise"] == lenient[0] and not t["hidden"]) or lenient[0] == lenient[-1]
         if label.startswith("wrong"):
             assert sum(s for _, s in _public(graded["tests"])) < exset.max_points()
+
+
+def test_check_in_a_notebook_applies_the_rules_to_the_kernels_cells():
+    """check() reads the kernel's input history: the cells the student ran, as the grader
+    reads them from the saved notebook (magics and all)."""
+    shell_mod = pytest.importorskip("IPython.core.interactiveshell")
+    shell = shell_mod.InteractiveShell.instance()
+    try:
+        reference = (ROOT / "exercises" / "solutions" / "logistic.py").read_text()
+        cells = [
+            "%time _x = 1\nimport numpy as np\nfrom scipy.optimize import minimize",
+            reference + "\n_irls_ref = irls_fit\n",
+            "%%time\ndef irls_fit(X, y, lam=0.0, max_iter=100):\n    minimize\n"
+            "    return _irls_ref(X, y, lam, max_iter)",
+            "from linclf_grader import evaluate\n"
+            "_, _r1 = evaluate(irls_fit, student='s1')\n_, _r2 = evaluate(log_sigmoid, student='s1')",
+        ]
+        for i, source in enumerate(cells):
+            assert shell.run_cell(source, store_history=True).success, i
+        r1, r2 = shell.user_ns["_r1"], shell.user_ns["_r2"]
+        assert r1 and all(r["score"] == 0 and "scipy.optimize" in r["output"] for r in r1)
+        assert r2 and all(r["score"] == r["max_score"] for r in r2)
+    finally:
+        shell_mod.InteractiveShell.clear_instance()
