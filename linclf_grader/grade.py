@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import inspect
 import hashlib
 import json
 import os
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from .course import write_items
 from .framework import StudentError, get_set, load_private_tests, run_tests
-from .imports import apply_breaches, breaches, exercise_groups, reachable_modules, worker_policy
+from .imports import ALWAYS_FORBIDDEN, apply_breaches, breaches, exercise_groups, reachable_modules, worker_policy
 from .notebook import SubmissionError, read_submission
 from .sandbox import Worker, WorkerError, WorkerTimeout
 from .timeouts import CALL_TIMEOUT, calls_budget
@@ -30,6 +31,9 @@ from .values import BadValue, decode_value, encode_args
 from .variants import check_student_id
 
 MAX_RESTARTS = 3
+# whether this sandbox can mask modules per worker (Worker(masked_modules=...)); until it
+# can, the worker's import hook alone refuses a group's forbidden modules
+_WORKER_MASKS = "masked_modules" in inspect.signature(Worker).parameters
 
 
 def repo_solutions_dir():
@@ -240,8 +244,12 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
         policy = worker_policy(key)
         if variants is not None:
             policy["variants"] = variants
+        options = {}
+        if _WORKER_MASKS:  # bubblewrap masks the group's extra modules in its worker's view
+            options["masked_modules"] = tuple(sorted(key - set(ALWAYS_FORBIDDEN)))
         workers[key] = Worker(sub.cells, hide=hide, timeout=timeout, memory=memory,
-                              cell_timeout=timeout, load_budget=load_budget, imports=policy)
+                              cell_timeout=timeout, load_budget=load_budget, imports=policy,
+                              **options)
         skip[key] = set()
         route.update((n, key) for n in names)
     backend = _RemoteBackend(workers, route, skip, budget)
