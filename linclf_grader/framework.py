@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .values import SympyText, describe, type_name
+from .values import SympyText, describe, exact_number, type_name
 from .variants import check_student_id, literal, variant_rng
 
 
@@ -223,7 +223,7 @@ class ExerciseSet:
                 f"    {grade}\n"
                 "or check one function at a time in Python:\n"
                 "    from linclf_grader import check; check(function)\n\n"
-                + rules_header(self) + '"""\n')
+                + _rules_header(self) + '"""\n')
         parts = [head, self.preamble.rstrip() + "\n"]
         for ex in self.exercises.values():
             data = None
@@ -234,24 +234,10 @@ class ExerciseSet:
         return "".join(parts)
 
 
-def rules_header(exset):
-    """The rules paragraph of the template (the pages state the same per exercise)."""
-    from .imports import ALWAYS_FORBIDDEN, describe_modules, forbidden_for
+def _rules_header(exset):
+    from .imports import rules_header
 
-    lines = ["Rules: any module may be used except what would solve an exercise for you:",
-             f"{describe_modules(ALWAYS_FORBIDDEN)} in every exercise"]
-    extra = {}
-    for ex in exset.exercises.values():
-        more = [m for m in forbidden_for(ex) if m not in ALWAYS_FORBIDDEN]
-        if more:
-            extra.setdefault(describe_modules(more), []).append(ex.name)
-    for modules, names in extra.items():
-        lines.append(f"and {modules} in {', '.join(names)}")
-    text = ", ".join(lines[1:])
-    body = textwrap.fill(lines[0] + " " + text + ".", 79)
-    return (body + "\nUsing one costs only the exercises whose function can reach it."
-            "\nEach call has a time limit (10 s by default); the code of a submission\n"
-            "may be at most 1 MB (outputs of a notebook do not count).\n")
+    return rules_header(exset)
 
 
 def collect_tests(objects):
@@ -406,41 +392,13 @@ def fail(msg):
 _fail = fail
 
 
-def _exact_number(got):
-    """A sympy number or Matrix of numbers returned where numbers are asked, as floats.
-
-    Returns ``got`` unchanged when it is not such an answer (then the caller's
-    message applies).
-    """
-    from .symbolic import UnsafeExpression, parse_expr_safely
-
-    if isinstance(got, list):
-        return [_exact_number(v) for v in got]
-    if not isinstance(got, SympyText):
-        return got
-    try:
-        expr = parse_expr_safely(str(got))
-    except UnsafeExpression:
-        return got
-    try:
-        if getattr(expr, "is_Matrix", False):
-            if all(getattr(v, "is_number", False) and v.is_real for v in expr):
-                return np.array(expr.tolist(), dtype=np.float64).reshape(
-                    expr.shape if 1 not in expr.shape else (-1,))
-        elif getattr(expr, "is_number", False) and expr.is_real:
-            return float(expr)
-    except (TypeError, ValueError, OverflowError):
-        pass
-    return got
-
-
 def as_array(got, shape=None, what="the result", *, kind="numeric"):
     """``got`` as a finite float array (of ``shape``), or fail with a clear message.
 
     Exact answers are numbers too: sympy Rationals (alone, in a list or a Matrix)
     and ``fractions.Fraction`` (which arrive as floats).
     """
-    got = _exact_number(got)
+    got = exact_number(got)
     if isinstance(got, (SympyText, str, dict)) or got is None:
         _fail(f"{what} should be a numpy array, got {type_name(got)}")
     if isinstance(got, np.ndarray):
@@ -464,7 +422,7 @@ def as_array(got, shape=None, what="the result", *, kind="numeric"):
 
 def as_float(got, what="the result"):
     """``got`` as a finite Python float (a number, numpy scalar or size-1 array)."""
-    got = _exact_number(got)
+    got = exact_number(got)
     if isinstance(got, bool) or isinstance(got, (SympyText, str)) or got is None:
         _fail(f"{what} should be a number, got {type_name(got)}")
     if isinstance(got, np.ndarray):

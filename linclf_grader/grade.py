@@ -233,7 +233,7 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
     budget = float(budget) if budget is not None else calls_budget(timeout)
     sources = [src for _, src in sub.analysed]
     reached = reachable_modules(sources, list(exset.exercises))
-    banned = breaches(sources, exset.exercises)
+    banned = breaches(sources, exset.exercises, reached)
     variants = None
     if student is not None:  # my_data() in the worker returns the graded student's data
         variants = {name: encode_args(exset.variant_data(name, student))

@@ -90,6 +90,29 @@ def rules_paragraph() -> str:
     )
 
 
+def rules_header(exset):
+    """The rules paragraph of the template (the pages state the same per exercise)."""
+    import textwrap
+
+    lines = ["Rules: any module may be used except what would solve an exercise for you:",
+             f"{describe_modules(ALWAYS_FORBIDDEN)} in every exercise"]
+    extra = {}
+    for ex in exset.exercises.values():
+        more = [m for m in forbidden_for(ex) if m not in ALWAYS_FORBIDDEN]
+        if more:
+            extra.setdefault(describe_modules(more), []).append(ex.name)
+    for modules, names in extra.items():
+        lines.append(f"and {modules} in {', '.join(names)}")
+    text = ", ".join(lines[1:])
+    body = textwrap.fill(lines[0] + " " + text + ".", 79)
+    from .notebook import MAX_CODE_BYTES
+    from .timeouts import CALL_TIMEOUT
+
+    return (body + "\nUsing one costs only the exercises whose function can reach it."
+            f"\nEach call has a time limit ({CALL_TIMEOUT:g} s by default); the code of a submission\n"
+            f"may be at most {MAX_CODE_BYTES // 2**20} MB (outputs of a notebook do not count).\n")
+
+
 def exercise_groups(exercises) -> dict:
     """Exercises grouped by their forbidden set: ``{frozenset(modules): [names]}``.
 
@@ -374,7 +397,7 @@ def reachable_modules(cells, names):
     return out
 
 
-def breaches(cells, exercises):
+def breaches(cells, exercises, reached=None):
     """Forbidden modules each exercise can reach (only exercises with at least one).
 
     Parameters
@@ -383,14 +406,17 @@ def breaches(cells, exercises):
         The code (cleaned of IPython syntax), in execution order.
     exercises : dict
         Exercise name -> :class:`~linclf_grader.framework.Exercise`.
+    reached : dict, optional
+        :func:`reachable_modules` of the cells, when the caller has it already.
 
     Returns
     -------
     dict
         Exercise name -> sorted list of the forbidden modules it reaches.
     """
-    sources = [c[1] if isinstance(c, tuple) else c for c in cells]
-    reached = reachable_modules(sources, list(exercises))
+    if reached is None:
+        sources = [c[1] if isinstance(c, tuple) else c for c in cells]
+        reached = reachable_modules(sources, list(exercises))
     found = {}
     for name, modules in reached.items():
         forbidden = forbidden_for(exercises[name])
