@@ -48,6 +48,20 @@ def test_page_states_the_rules_of_every_exercise(set_name):
     assert "**Rules.**" in text and cells
 
 
+def test_the_graders_list_of_the_books_cells_is_in_step_with_the_pages():
+    """The grader recognises the book's cells of a submitted notebook by their text on the
+    page (linclf_grader/book_cells.json, written by scripts/sync_notebooks.py)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import sync_notebooks
+
+    from linclf_grader.notebook import BOOK_CELLS, book_cells
+
+    assert BOOK_CELLS.read_text() == sync_notebooks.expected_book_cells()
+    skip, run = book_cells("perceptron")
+    assert any("from linclf.perceptron import Perceptron" in c for c in skip)
+    assert "check(perceptron_update)" in run
+
+
 @pytest.mark.parametrize("set_name", SETS)
 def test_page_runs_top_to_bottom_with_stubs(set_name):
     cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]

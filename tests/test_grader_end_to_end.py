@@ -246,12 +246,16 @@ def test_the_gradescope_entry_point_gives_the_filled_notebook_full_marks(set_nam
     ``/autograder`` moved under a temporary folder, this environment as its venv)."""
     from linclf_grader.gradescope import write_bundle
 
+    import zipfile
+
     root = tmp_path / "autograder"
     bundle = tmp_path / "bundle"
-    write_bundle(set_name, bundle)
-    script = (bundle / "run_autograder").read_text().replace("/autograder", str(root))
+    zip_path = write_bundle(set_name, bundle)
     for sub in ("submission", "results", "source"):
         (root / sub).mkdir(parents=True)
+    with zipfile.ZipFile(zip_path) as zf:  # Gradescope unpacks the zip into source/
+        zf.extractall(root / "source")
+    script = (root / "source" / "run_autograder").read_text().replace("/autograder", str(root))
     (root / "venv").symlink_to(Path(sys.executable).parents[1])
     (root / "submission" / "homework.ipynb").write_text(
         json.dumps(colab_notebook(set_name, SID["notebook"], filled=True)))
@@ -259,7 +263,8 @@ def test_the_gradescope_entry_point_gives_the_filled_notebook_full_marks(set_nam
         json.dumps({"users": [{"sid": SID["notebook"], "email": "s@example.org", "id": 7}]}))
     (root / "run_autograder").write_text(script)
     proc = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1",
+                                            "LINCLF_AUTOGRADER_ROOT": str(root)})
     results = json.loads((root / "results" / "results.json").read_text())
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert results["score"] == get_set(set_name).max_points() > 0, \
