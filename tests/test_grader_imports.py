@@ -274,3 +274,22 @@ def test_check_in_a_notebook_applies_the_rules_to_the_kernels_cells():
         assert r2 and all(r["score"] == r["max_score"] for r in r2)
     finally:
         shell_mod.InteractiveShell.clear_instance()
+
+
+def test_check_and_the_grader_agree_when_a_call_runs_over_the_time_limit(tmp_path):
+    """The same per-call limit, and after a timeout the exercise's later calls are not made."""
+    source = (ROOT / "exercises" / "solutions" / "perceptron.py").read_text() + (
+        "\n# %%\nimport time\n_calls = [0]\n_update = perceptron_update\n\n\n"
+        "def perceptron_update(w, b, x, y, eta=1.0):\n    _calls[0] += 1\n"
+        "    if _calls[0] == 2:\n        time.sleep(5)\n    return _update(w, b, x, y, eta)\n")
+    path = tmp_path / "s1.py"
+    path.write_text(source)
+    graded = grade_submission(path, "perceptron", student="s1", timeout=1.0)
+    namespace = {"__name__": "submission"}
+    exec(compile(source, str(path), "exec"), namespace)
+    _, results = evaluate("perceptron.perceptron_update", namespace["perceptron_update"],
+                          student="s1", cells=[source], timeout=1.0)
+    rows = [t for t in graded["tests"] if t["exercise"] == "perceptron_update"]
+    assert [(r["name"], r["score"]) for r in results] == [(t["name"], t["score"]) for t in rows]
+    assert any("did not return within 1 s" in r["output"] for r in results)
+    assert 0 < sum(r["score"] for r in results) < sum(r["max_score"] for r in results)
