@@ -174,7 +174,7 @@ def plan_workers(exset, reached):
 
 
 def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT, memory=1 << 30,
-                     hide=(), budget=None, student=None, load_budget=120.0):
+                     hide=(), budget=None, student=None, load_budget=120.0, isolation=None):
     """Grade one file; return the result dict (never raises for a bad submission).
 
     ``student`` is the id whose variant data the variant tests use (default:
@@ -183,6 +183,7 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
     loading has its own budget ``load_budget`` (a statement over ``timeout`` is
     stopped and named in the notes), and the calls together ``budget`` seconds
     (default ``max(60, 8 * timeout)``), counted from the end of loading.
+    ``isolation`` is passed to each :class:`~linclf_grader.sandbox.Worker` when given.
     """
     started = time.monotonic()
     exset = get_set(set_name)
@@ -244,7 +245,7 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
         policy = worker_policy(key)
         if variants is not None:
             policy["variants"] = variants
-        options = {}
+        options = {} if isolation is None else {"isolation": isolation}
         if _WORKER_MASKS:  # bubblewrap masks the group's extra modules in its worker's view
             options["masked_modules"] = tuple(sorted(key - set(ALWAYS_FORBIDDEN)))
         workers[key] = Worker(sub.cells, hide=hide, timeout=timeout, memory=memory,
