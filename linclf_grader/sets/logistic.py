@@ -6,6 +6,7 @@ Expected values are literals computed once from the reference solutions.
 
 import numpy as np
 
+from ..imports import OPTIMISERS
 from ..framework import (
     ExerciseSet,
     as_array,
@@ -91,6 +92,7 @@ SET.exercise(
     title="Newton's method (IRLS) for logistic regression",
     signature="def irls_fit(X, y, lam=0.0, max_iter=100):",
     kind="implementation",
+    forbid=(*OPTIMISERS, "statsmodels"),  # the exercise is to optimise: a ready-made optimiser would do it
     variant=_overlapping_classes,
     hidden_tests=2,
     doc=r"""

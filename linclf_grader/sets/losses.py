@@ -9,6 +9,7 @@ against linclf.LinearSVM's optimum (the trusted twin).
 
 import numpy as np
 
+from ..imports import OPTIMISERS
 from ..framework import (
     ExerciseSet,
     as_array,
@@ -107,6 +108,7 @@ SET.exercise(
     title="Pegasos: a linear SVM by stochastic subgradient steps",
     signature="def pegasos(X, y, lam, n_iter=1000, seed=0):",
     kind="implementation",
+    forbid=OPTIMISERS,  # the exercise is to optimise: a ready-made optimiser would do it
     hidden_tests=1,
     doc=r"""
     Minimise F(w) = (lam / 2) ||w||^2 + (1/N) sum_i max(0, 1 - y_i w @ x_i)

@@ -9,6 +9,7 @@ from ``linclf``'s one-vs-rest least squares, the trusted twin.
 
 import numpy as np
 
+from ..imports import OPTIMISERS
 from ..framework import ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test, unpack
 
 SET = ExerciseSet("mse", "Least squares (MSE) classifiers", "04_mse",
@@ -85,6 +86,7 @@ return None  # replace None by a sympy Matrix""",
 SET.exercise(
     "ho_kashyap",
     kind="implementation",
+    forbid=OPTIMISERS,  # the exercise is to optimise: a ready-made optimiser would do it
     hidden_tests=1,
     title="The Ho-Kashyap procedure: a separating vector, or a proof that none exists",
     signature="def ho_kashyap(X, y, eta=0.5, max_iter=10_000):",

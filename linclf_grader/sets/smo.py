@@ -11,6 +11,7 @@ against ``linclf.SVC``, whose ``dual_objective_`` reports Psi).
 
 import numpy as np
 
+from ..imports import OPTIMISERS
 from ..framework import (
     ExerciseSet,
     as_array,
@@ -129,6 +130,7 @@ SET.exercise(
     title="A whole SMO solver",
     signature="def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):",
     kind="implementation",
+    forbid=OPTIMISERS,  # the exercise is to optimise: a ready-made optimiser would do it
     hidden_tests=3,
     doc=r"""
     Minimise Psi(alpha) subject to 0 <= alpha_i <= C and sum_i alpha_i y_i = 0

@@ -9,6 +9,7 @@ literals computed once from the reference solutions.
 import numpy as np
 import sympy as sp
 
+from ..imports import OPTIMISERS
 from ..framework import (
     ExerciseSet,
     as_array,
@@ -203,6 +204,7 @@ SET.exercise(
     title="Separable data: the weights run away (your own data)",
     signature="def softmax_separable_experiment(X, y, c):",
     kind="experiment",
+    forbid=OPTIMISERS,  # the exercise is to optimise: a ready-made optimiser would do it
     variant=_separable_three_classes,
     hidden_tests=1,
     doc=r"""
