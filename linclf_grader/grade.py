@@ -44,8 +44,10 @@ class _RemoteBackend:
         self.deadline = deadline
         self.broken = {}
         self.restarts = 0
+        self.last_warnings = []
 
     def __call__(self, name, args, kwargs):
+        self.last_warnings = []
         if name in self.broken:
             raise StudentError(f"not run: {self.broken[name]}", kind="skipped")
         if time.monotonic() > self.deadline:
@@ -68,6 +70,9 @@ class _RemoteBackend:
         except WorkerError as exc:
             self.broken[name] = f"an earlier call of {name}() stopped the worker"
             raise StudentError(f"{name}() stopped the worker: {exc}", kind="crash") from None
+        warned = resp.get("warnings")
+        self.last_warnings = [w[:200] for w in warned[:5] if isinstance(w, str)] \
+            if isinstance(warned, list) else []
         if resp.get("ok") is True:
             try:
                 return decode_value(resp.get("value"))

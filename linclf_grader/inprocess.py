@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 from . import _worker
 from .framework import StudentError, find_exercise, get_set, run_tests
@@ -22,12 +23,15 @@ __all__ = ["check", "evaluate"]
 
 def _in_process_backend(fn, timeout):
     def call(name, args, kwargs):
+        call.last_warnings = []
         # the function gets fresh copies, exactly as it would in the worker
         args = _worker.decode_args(json.loads(json.dumps(encode_args(list(args)))))
         kwargs = _worker.decode_args(json.loads(json.dumps(encode_args(dict(kwargs)))))
         try:
-            with time_limit(timeout):
+            with warnings.catch_warnings(record=True) as caught, time_limit(timeout):
+                warnings.simplefilter("always")
                 value = fn(*args, **kwargs)
+            call.last_warnings = [f"{w.category.__name__}: {w.message}"[:200] for w in caught[:5]]
         except NotImplementedError:
             raise StudentError("not implemented yet (the stub raises NotImplementedError)",
                                kind="not-implemented") from None
@@ -41,6 +45,7 @@ def _in_process_backend(fn, timeout):
         except (_worker.EncodeError, BadValue, ValueError) as exc:
             raise StudentError(f"bad return value: {exc}") from None
 
+    call.last_warnings = []
     return call
 
 
