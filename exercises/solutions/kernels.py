@@ -226,6 +226,10 @@ WRONG = {
         "no sqrt(2) on the cross terms": _map_wrong(
             lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x3, x1**2, x2**2, x3**2,
                                                                      x1 * x2, x1 * x3, x2 * x3])),
+        "a repeated coordinate (10 features, x3 split in two)": _map_wrong(
+            lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x3 / sp.sqrt(2), x3 / sp.sqrt(2), x1**2,
+                                                                     x2**2, x3**2, sp.sqrt(2) * x1 * x2,
+                                                                     sp.sqrt(2) * x1 * x3, sp.sqrt(2) * x2 * x3])),
         "the 2-D map": _map_wrong(
             lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x1**2, sp.sqrt(2) * x1 * x2,
                                                                      x2**2])),
