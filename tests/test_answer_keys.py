@@ -1,6 +1,6 @@
 """Every reference answer, checked by a method that shares no code with it (issue 20, item 4).
 
-For each exercise of each set, ``tests/independent_keys_*.py`` hold an *independent* answer:
+For each exercise of each set, ``tests/independent_keys_{a,b,c}.py`` hold an *independent* answer:
 scipy or scikit-learn for solvers, Gram eigenvalues for kernel claims, a sympy derivation
 from the problem statement for symbolic answers, plain loops, exact fractions or mpmath for
 formulas.  Three checks per exercise:
@@ -32,6 +32,9 @@ from independent_keys_a import INDEPENDENT as INDEPENDENT_A
 from independent_keys_b import COMPARE as COMPARE_B
 from independent_keys_b import EXTRA as EXTRA_B
 from independent_keys_b import INDEPENDENT as INDEPENDENT_B
+from independent_keys_c import COMPARE as COMPARE_C
+from independent_keys_c import EXTRA as EXTRA_C
+from independent_keys_c import INDEPENDENT as INDEPENDENT_C
 
 from linclf_grader import available_sets, get_set
 from linclf_grader.framework import StudentError, collect_tests, run_tests
@@ -39,9 +42,9 @@ from linclf_grader.inprocess import _in_process_backend
 from linclf_grader.symbolic import compare_expr
 
 SETS = available_sets()
-INDEPENDENT = {**INDEPENDENT_A, **INDEPENDENT_B}
-COMPARE = {**COMPARE_A, **COMPARE_B}
-EXTRA = {**EXTRA_A, **EXTRA_B}
+INDEPENDENT = {**INDEPENDENT_A, **INDEPENDENT_B, **INDEPENDENT_C}
+COMPARE = {**COMPARE_A, **COMPARE_B, **COMPARE_C}
+EXTRA = {**EXTRA_A, **EXTRA_B, **EXTRA_C}
 EXERCISES = [(s, name) for s in SETS for name in get_set(s).exercises]
 STUDENTS = ("alice", "bob", "s1234567")
 

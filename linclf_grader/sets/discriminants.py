@@ -7,8 +7,8 @@ numpy count, independent of the student's code).
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_close_quiet, assert_equal, assert_expr,
-                         test)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test)
+from ..quiet import assert_close_quiet
 
 SET = ExerciseSet("discriminants", "Linear discriminant functions", "01_discriminants",
                   preamble="import numpy as np\nimport sympy as sp\n")

@@ -11,19 +11,9 @@ test of ``kkt_violations`` takes its expected indices from ``linclf.svm.SVC.kkt_
 
 import numpy as np
 
-from ..framework import (
-    ExerciseSet,
-    as_array,
-    assert_close,
-    assert_close_quiet,
-    assert_equal,
-    assert_equal_quiet,
-    assert_expr,
-    assert_raises,
-    read_expr,
-    test,
-    unpack,
-)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr,
+                         assert_raises, read_expr, test, unpack)
+from ..quiet import assert_close_quiet, assert_equal_quiet
 
 SET = ExerciseSet("duality", "Lagrange duality and the SVM dual", "08_duality",
                   preamble="import numpy as np\nimport sympy as sp\n")

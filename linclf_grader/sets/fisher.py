@@ -9,17 +9,9 @@ maximum-likelihood estimate S_w / N of the shared covariance).
 
 import numpy as np
 
-from ..framework import (
-    ExerciseSet,
-    as_float,
-    assert_close,
-    assert_close_quiet,
-    assert_direction,
-    assert_expr,
-    read_expr,
-    test,
-    unpack,
-)
+from ..framework import (ExerciseSet, as_float, assert_close, assert_direction, assert_expr,
+                         read_expr, test, unpack)
+from ..quiet import assert_close_quiet
 
 SET = ExerciseSet("fisher", "Fisher's linear discriminant", "02_fisher",
                   preamble="import numpy as np\nimport sympy as sp\n")

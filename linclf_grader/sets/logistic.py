@@ -6,18 +6,9 @@ Expected values are literals computed once from the reference solutions.
 
 import numpy as np
 
-from ..framework import (
-    ExerciseSet,
-    as_array,
-    assert_close,
-    assert_close_quiet,
-    assert_expr,
-    assert_no_warnings,
-    assert_raises,
-    read_expr,
-    test,
-    unpack,
-)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, assert_raises,
+                         read_expr, test, unpack)
+from ..quiet import assert_close_quiet, assert_no_warnings
 from ..symbolic import compare_expr, parse_expr_safely
 
 SET = ExerciseSet("logistic", "Logistic regression", "05_logistic",

@@ -9,20 +9,9 @@ against linclf.LinearSVM's optimum (the trusted twin).
 
 import numpy as np
 
-from ..framework import (
-    ExerciseSet,
-    as_array,
-    assert_close,
-    assert_equal,
-    assert_equal_quiet,
-    assert_expr,
-    assert_no_warnings,
-    fail,
-    order_of,
-    read_expr,
-    test,
-    unpack,
-)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, fail,
+                         read_expr, test, unpack)
+from ..quiet import assert_equal_quiet, assert_no_warnings, order_of
 
 SET = ExerciseSet("losses", "Loss functions", "11_losses", preamble="import numpy as np\nimport sympy as sp\n")
 

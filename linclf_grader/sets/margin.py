@@ -8,8 +8,9 @@ student's own data against the definitions.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_equal_quiet, assert_expr,
-                         assert_raises, test, unpack)
+from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_expr, assert_raises,
+                         test, unpack)
+from ..quiet import assert_equal_quiet
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
                   preamble="import numpy as np\nimport sympy as sp\n")

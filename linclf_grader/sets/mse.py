@@ -9,8 +9,9 @@ from ``linclf``'s one-vs-rest least squares, the trusted twin.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_close_quiet, assert_equal, assert_equal_quiet,
-                         assert_expr, test, unpack)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test,
+                         unpack)
+from ..quiet import assert_close_quiet, assert_equal_quiet
 
 SET = ExerciseSet("mse", "Least squares (MSE) classifiers", "04_mse",
                   preamble="import numpy as np\nimport sympy as sp\n")

@@ -7,8 +7,9 @@ algorithm code.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_float, assert_close, assert_close_quiet, assert_equal,
-                         assert_equal_quiet, assert_raises, test, unpack)
+from ..framework import (ExerciseSet, as_float, assert_close, assert_equal, assert_raises, test,
+                         unpack)
+from ..quiet import assert_close_quiet, assert_equal_quiet
 
 SET = ExerciseSet("perceptron", "The perceptron", "03_perceptron")
 

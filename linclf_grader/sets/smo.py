@@ -11,17 +11,9 @@ against ``linclf.SVC``, whose ``dual_objective_`` reports Psi).
 
 import numpy as np
 
-from ..framework import (
-    ExerciseSet,
-    as_array,
-    as_float,
-    assert_close,
-    fail,
-    order_of,
-    read_expr,
-    test,
-    unpack,
-)
+from ..framework import (ExerciseSet, as_array, as_float, assert_close, fail, read_expr, test,
+                         unpack)
+from ..quiet import order_of
 from ..symbolic import compare_expr, parse_expr_safely
 
 SET = ExerciseSet("smo", "Sequential minimal optimisation", "10_smo",

@@ -9,17 +9,9 @@ literals computed once from the reference solutions.
 import numpy as np
 import sympy as sp
 
-from ..framework import (
-    ExerciseSet,
-    as_array,
-    assert_close,
-    assert_close_quiet,
-    assert_expr,
-    fail,
-    read_expr,
-    test,
-    unpack,
-)
+from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, fail, read_expr, test,
+                         unpack)
+from ..quiet import assert_close_quiet
 
 SET = ExerciseSet("softmax", "Softmax regression", "06_softmax",
                   preamble="import numpy as np\nimport sympy as sp\n")
