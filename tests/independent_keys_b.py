@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -300,6 +301,7 @@ GRAM = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def closure_table(dims=(1, 2, 3), n_points=25, trials=5, seed=0):
     """True for a candidate whose Gram matrices have no negative eigenvalue (beyond round-off)
     for every choice of k1, k2 and points tried; False as soon as one has."""
@@ -322,7 +324,7 @@ def closure_table(dims=(1, 2, 3), n_points=25, trials=5, seed=0):
 @key("kernels", "kernel_closure")
 def _(candidates):
     table = closure_table()
-    return [table[c] for c in candidates]
+    return [table[c] for c in candidates]   # the table is computed once (cached)
 
 
 def _closure_extra(ref):
