@@ -393,3 +393,23 @@ def test_the_scan_finds_a_printed_answer():
     assert leaked(old, answer_numbers(alpha))
     assert leaked("W = 0.2469", [20 / 81]) and not leaked("W = 0.25", [20 / 81])
     assert not leaked("alpha: 3 of 5 entries are wrong; index 0, an error of order 1e-02", answer_numbers(alpha))
+
+
+def test_warnings_reach_the_tests_through_the_grader_worker(tmp_path):
+    """The docstring's "without warnings" holds in the sandboxed worker too, not only in check()."""
+    from exercise_harness import SOLUTIONS
+
+    from linclf_grader.grade import grade_submission
+
+    good = (SOLUTIONS / "logistic.py").read_text().split("\n# ----------------------------------------"
+                                                        "----------------------------------\n# hidden")[0]
+    where = good.replace("    return -np.logaddexp(0.0, -z)",
+                         "    return np.where(z >= 0, -np.log1p(np.exp(-z)), z - np.log1p(np.exp(z)))")
+    assert where != good
+    for name, text in (("good", good), ("warns", where)):
+        (tmp_path / f"{name}.py").write_text(text)
+    ok = grade_submission(tmp_path / "good.py", "logistic", timeout=10)
+    bad = grade_submission(tmp_path / "warns.py", "logistic", timeout=10)
+    extreme = [t for t in bad["tests"] if t["name"] == "log_sigmoid: extreme values"][0]
+    assert all(t["status"] == "passed" for t in ok["tests"])
+    assert extreme["status"] == "failed" and "RuntimeWarning: overflow" in extreme["output"]
