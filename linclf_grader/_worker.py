@@ -34,6 +34,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 
 MAX_ARRAY_BYTES = 16 * 1024 * 1024
 MAX_STR = 20_000
@@ -512,6 +513,17 @@ def main():
         chan.send(_answer(req, namespace, real_stdout, real_stderr))
 
 
+def _warning_texts(caught, limit=5):
+    """Up to ``limit`` warnings as short plain strings ("RuntimeWarning: overflow ...")."""
+    out = []
+    for w in list(caught)[:limit]:
+        try:
+            out.append(f"{w.category.__name__}: {str.__str__(str(w.message))}"[:200])
+        except BaseException:
+            out.append("a warning")
+    return out
+
+
 def _answer(req, namespace, real_stdout, real_stderr):
     name = req["func"]
     fn = namespace.get(name)
@@ -524,8 +536,12 @@ def _answer(req, namespace, real_stdout, real_stderr):
     sink = CappedWriter()
     sys.stdout = sys.stderr = sink
     start = time.perf_counter()
+    caught = []
     try:
-        value = _run_limited(lambda: fn(*args, **kwargs), req.get("timeout", 10))
+        # warnings the call emits go back to the tests (a docstring may promise "no warnings")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = _run_limited(lambda: fn(*args, **kwargs), req.get("timeout", 10))
         try:
             resp["value"] = _run_limited(lambda: encode_value(value), 5)
             resp["ok"] = True
@@ -542,6 +558,7 @@ def _answer(req, namespace, real_stdout, real_stderr):
     finally:
         sys.stdout, sys.stderr = real_stdout, real_stderr
     resp["seconds"] = time.perf_counter() - start
+    resp["warnings"] = _warning_texts(caught)
     try:
         resp["output"] = str.__str__(sink.getvalue())
     except BaseException:

@@ -322,10 +322,15 @@ class StudentFunction:
         self.__name__ = name
         self._backend = backend
         self.last_call = None
+        self.last_warnings = []
 
     def __call__(self, *args, **kwargs):
         self.last_call = (args, kwargs)
-        return self._backend(self.__name__, args, kwargs)
+        try:
+            return self._backend(self.__name__, args, kwargs)
+        finally:
+            # warnings the call emitted, as short strings (see assert_no_warnings)
+            self.last_warnings = list(getattr(self._backend, "last_warnings", None) or [])
 
     def describe_last_call(self):
         if self.last_call is None:

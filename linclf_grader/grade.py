@@ -53,6 +53,7 @@ class _RemoteBackend:
         self.broken = {}
         self.restarts = 0
         self.failed = {}            # group key -> why its worker could not load the submission
+        self.last_warnings = []
 
     def worker_for(self, name):
         key = self.route.get(name)
@@ -74,6 +75,7 @@ class _RemoteBackend:
         return worker
 
     def __call__(self, name, args, kwargs):
+        self.last_warnings = []
         if name in self.broken:
             raise StudentError(f"not run: {self.broken[name]}", kind="skipped")
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -96,6 +98,9 @@ class _RemoteBackend:
         except WorkerError as exc:
             self.broken[name] = f"an earlier call of {name}() stopped the worker"
             raise StudentError(f"{name}() stopped the worker: {exc}", kind="crash") from None
+        warned = resp.get("warnings")
+        self.last_warnings = [w[:200] for w in warned[:5] if isinstance(w, str)] \
+            if isinstance(warned, list) else []
         if resp.get("ok") is True:
             try:
                 return decode_value(resp.get("value"))

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import time
+import warnings
 
 from . import _worker
 from .framework import StudentError, find_exercise, get_set, run_tests
@@ -41,12 +42,15 @@ def _in_process_backend(fn, timeout):
         if time.monotonic() > deadline:
             raise StudentError("not run: the time budget for this submission's calls is used up",
                                kind="timeout")
+        call.last_warnings = []
         # the function gets fresh copies, exactly as it would in the worker
         args = _worker.decode_args(json.loads(json.dumps(encode_args(list(args)))))
         kwargs = _worker.decode_args(json.loads(json.dumps(encode_args(dict(kwargs)))))
         try:
-            with time_limit(timeout):
+            with warnings.catch_warnings(record=True) as caught, time_limit(timeout):
+                warnings.simplefilter("always")
                 value = fn(*args, **kwargs)
+            call.last_warnings = [f"{w.category.__name__}: {w.message}"[:200] for w in caught[:5]]
         except NotImplementedError:
             raise StudentError("not implemented yet (the stub raises NotImplementedError)",
                                kind="not-implemented") from None
@@ -62,6 +66,7 @@ def _in_process_backend(fn, timeout):
         except (_worker.EncodeError, BadValue, ValueError) as exc:
             raise StudentError(f"bad return value: {exc}") from None
 
+    call.last_warnings = []
     return call
 
 
