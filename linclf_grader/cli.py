@@ -43,7 +43,12 @@ def _parser():
     p.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
     p.add_argument("--timeout", type=float, default=10.0, help="time limit of one call, seconds")
     p.add_argument("--memory", type=int, default=1024, help="memory limit of a worker, MiB")
-    p.add_argument("--out", metavar="DIR", default="grading-results", help="output directory")
+    p.add_argument("--out", metavar="DIR", default="grading-results",
+                   help="output folder; the grader creates it (an existing one is used only if "
+                        "it is empty or an earlier output folder of linclf-grade, and yours)")
+    p.add_argument("--trusted-code", action="store_true",
+                   help="run the submissions WITHOUT the bubblewrap sandbox (only for code you "
+                        "trust, e.g. your reference solutions)")
     p.add_argument("--template", metavar="SET", help="print the .py template of SET and exit")
     p.add_argument("--list", metavar="SET",
                    help="print SET's exercises as JSON (name, title, points, kind) and exit")
@@ -68,15 +73,20 @@ def _parser():
 def _grade_one(args):
     from .grade import grade_submission
 
-    path, set_name, tests, timeout, memory, hide, student = args
+    path, set_name, tests, timeout, memory, hide, student, isolation = args
     try:
         return grade_submission(path, set_name, private_tests=tests, timeout=timeout,
-                                memory=memory, hide=hide, student=student)
+                                memory=memory, hide=hide, student=student, isolation=isolation)
     except Exception as exc:  # a grader bug must not lose the other students' grades
-        return {"file": str(path), "sha256": "", "set": set_name, "score": 0.0,
-                "max_score": float(get_set(set_name).max_points()), "exercises": {},
-                "tests": [], "error": f"internal grader error: {type(exc).__name__}: {exc}",
-                "cell_errors": {}, "sandbox": {}}
+        return _internal_error(path, set_name, f"{type(exc).__name__}: {exc}")
+
+
+def _internal_error(path, set_name, text):
+    # "internal" marks the run as failed (exit status 1); a student's failure never does
+    return {"file": str(path), "sha256": "", "set": set_name, "score": 0.0,
+            "max_score": float(get_set(set_name).max_points()), "exercises": {},
+            "tests": [], "error": f"internal grader error: {text}"[:2000],
+            "cell_errors": {}, "sandbox": {}, "internal": True}
 
 
 def main(argv=None):
@@ -134,6 +144,21 @@ def main(argv=None):
         return 2
 
     from .grade import summary_line, unique_labels, write_reports
+    from .outdir import OutputDir, OutputRefused
+    from .sandbox import SandboxUnavailable, check_isolation
+
+    isolation = "none" if args.trusted_code else "bwrap"
+    try:
+        mode = check_isolation(isolation)
+    except SandboxUnavailable as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+    if mode == "none":
+        print("linclf-grade: --trusted-code: the submissions run WITHOUT isolation "
+              "(no sandbox; they can read and change anything this user can)", file=sys.stderr)
+    elif not args.quiet:
+        print(f"isolation: bubblewrap ({'unprivileged uid per worker' if mode != 'user' else 'user namespace'})",
+              file=sys.stderr)
 
     # warm the imports the graders need before forking them
     import sympy  # noqa: F401
@@ -146,9 +171,14 @@ def main(argv=None):
     except (ValueError, TypeError) as exc:
         print(f"linclf-grade: {exc}", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, [str(out.resolve())],
-             course["students"][i]) for i, p in enumerate(paths)]
+    try:
+        out = OutputDir(args.out)
+    except OutputRefused as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+    hide = [out.path]
+    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, hide,
+             course["students"][i], isolation) for i, p in enumerate(paths)]
     results = [None] * len(jobs)
     start = time.monotonic()
     show_progress = len(jobs) > 1
@@ -172,18 +202,21 @@ def main(argv=None):
                 try:
                     results[i] = fut.result()
                 except Exception as exc:  # a pool process died
-                    results[i] = {"file": paths[i], "sha256": "", "set": args.set_name,
-                                  "score": 0.0, "max_score": float(exset.max_points()),
-                                  "exercises": {}, "tests": [], "cell_errors": {}, "sandbox": {},
-                                  "error": f"internal grader error: {type(exc).__name__}"}
+                    results[i] = _internal_error(paths[i], args.set_name, type(exc).__name__)
                 report(i, done)
     for r in results:
         _finish(r, course)
     labels = unique_labels(paths)
-    csv_path = write_reports(results, labels, out, list(exset.exercises))
+    with out:
+        csv_path = write_reports(results, labels, out, list(exset.exercises))
     total = time.monotonic() - start
     print(f"graded {len(results)} submission(s) in {total:.1f} s "
           f"({total / max(1, len(results)):.2f} s each); wrote {csv_path}")
+    failed = [r["file"] for r in results if r.get("internal")]
+    if failed:
+        print(f"linclf-grade: internal grader error on {len(failed)} submission(s) "
+              f"(first: {failed[0]}); their grades are not valid", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import re
 import time
 from pathlib import Path
 
-from .course import write_items
+from .course import item_analysis
 from .framework import StudentError, get_set, load_private_tests, run_tests
 from .imports import describe_policy, violations, worker_policy
 from .notebook import SubmissionError, read_submission
+from .outdir import OutputDir
 from .sandbox import Worker, WorkerError, WorkerTimeout
 from .values import BadValue, decode_value, encode_args
 from .variants import check_student_id
@@ -102,11 +104,13 @@ def _start(worker, skip):
 
 
 def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory=1 << 30,
-                     hide=(), budget=None, student=None):
+                     hide=(), budget=None, student=None, isolation="bwrap"):
     """Grade one file; return the result dict (never raises for a bad submission).
 
     ``student`` is the id whose variant data the variant tests use (default:
-    the file name stem).
+    the file name stem).  ``isolation="none"`` runs the student code without
+    the bubblewrap sandbox (trusted code only).  A grader problem (the sandbox
+    cannot start) raises; a submission's own failures never do.
     """
     started = time.monotonic()
     exset = get_set(set_name)
@@ -155,7 +159,7 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
                               for name, ex in exset.exercises.items() if ex.variant is not None}
     worker = Worker(cells, hide=hide, timeout=timeout, memory=memory,
                     cell_timeout=min(timeout, 10.0), load_budget=min(budget, 120.0),
-                    imports=policy)
+                    imports=policy, isolation=isolation)
     skip = set()
     try:
         try:
@@ -235,15 +239,18 @@ def unique_labels(paths):
 
 
 def write_reports(results, labels, out_dir, exercise_names):
-    """Write ``LABEL.json``, ``LABEL/results.json`` (Gradescope), ``grades.csv`` and ``items.csv``."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for result, label in zip(results, labels):
-        (out_dir / f"{label}.json").write_text(json.dumps(result, indent=1))
-        gs_dir = out_dir / label
-        gs_dir.mkdir(exist_ok=True)
-        (gs_dir / "results.json").write_text(json.dumps(gradescope_results(result), indent=1))
-    with open(out_dir / "grades.csv", "w", newline="") as fh:
+    """Write ``LABEL.json``, ``LABEL/results.json`` (Gradescope), ``grades.csv`` and ``items.csv``.
+
+    ``out_dir`` is an :class:`~linclf_grader.outdir.OutputDir` or a path; a
+    path is opened under the same rules (created by the grader, no links).
+    """
+    out = out_dir if isinstance(out_dir, OutputDir) else OutputDir(out_dir)
+    try:
+        for result, label in zip(results, labels):
+            out.write_text(f"{label}.json", json.dumps(result, indent=1))
+            out.write_text("results.json", json.dumps(gradescope_results(result), indent=1),
+                           subdir=label)
+        fh = io.StringIO(newline="")
         writer = csv.writer(fh)
         writer.writerow(["file", "sha256", "student", *exercise_names, "total", "max",
                          "late_penalty_percent", "overridden", "error"])
@@ -254,8 +261,17 @@ def write_reports(results, labels, out_dir, exercise_names):
                              f"{r.get('late', {}).get('penalty_percent', 0.0):g}",
                              " ".join(o["exercise"] for o in r.get("overrides", [])),
                              r["error"].replace("\n", " ")[:300]])
-    write_items(results, out_dir / "items.csv")
-    return out_dir / "grades.csv"
+        csv_path = out.write_text("grades.csv", fh.getvalue())
+        fh = io.StringIO(newline="")
+        cols = ["item", "level", "exercise", "max_score", "n", "passed", "pass_rate", "mean_score"]
+        writer = csv.DictWriter(fh, fieldnames=cols)
+        writer.writeheader()
+        writer.writerows(item_analysis(results))
+        out.write_text("items.csv", fh.getvalue())
+    finally:
+        if out is not out_dir:
+            out.close()
+    return Path(csv_path)
 
 
 def summary_line(result):
