@@ -18,7 +18,7 @@ What the worker sees (:func:`bwrap_command`):
   script at the fixed path :data:`WORKER_INSIDE`; nothing else of the machine:
   no checkout, no reference solutions, no private tests, no other submission,
   no output folder, no home directory;
-* a private, size-capped ``/tmp`` (tmpfs) as working directory, a minimal
+* a private, size-capped working folder :data:`WORKDIR` and ``/tmp`` (tmpfs), a minimal
   ``/dev`` and a ``/proc`` of its own PID namespace;
 * ``linclf``, ``linclf_grader`` and ``sklearn`` covered with an empty tmpfs
   whose ``__init__.py`` raises ImportError, in every ``site-packages`` /
@@ -68,6 +68,7 @@ from pathlib import Path
 
 WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
 WORKER_INSIDE = "/opt/linclf-worker/worker.py"
+WORKDIR = "/sandbox"  # the worker's private working folder (a tmpfs), also HOME
 MAX_RESPONSE = 32 * 1024 * 1024
 STDERR_CAP = 8_000
 TMP_SIZE = 64 * 1024 * 1024
@@ -206,8 +207,12 @@ def bwrap_command(program, *, masked=(), hide=(), mode=None, uid=None, data_fds=
                 "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
         cmd += ["--unshare-all"]
-    for key, value in worker_env("/tmp").items():
+    for key, value in worker_env(WORKDIR).items():
         cmd += ["--setenv", key, value]
+    # the private folders first, so that a Python installation under /tmp
+    # (a test's virtual environment) is bound on top of them, not hidden
+    cmd += ["--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", WORKDIR]
     # bwrap would create the parents of a bind target with mode 0700, which the
     # unprivileged uid could not traverse
     for parent in _parents([*trees, WORKER_INSIDE, "/usr/bin/setpriv"]):
@@ -223,8 +228,7 @@ def bwrap_command(program, *, masked=(), hide=(), mode=None, uid=None, data_fds=
     if mode == "root":
         cmd += ["--ro-bind", setpriv_path(), "/usr/bin/setpriv"]
     cmd += ["--ro-bind", str(WORKER_SCRIPT), WORKER_INSIDE,
-            "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp"]
+            "--proc", "/proc", "--dev", "/dev"]
     for path, is_dir, name in masked_paths((*ALWAYS_MASKED, *masked), trees):
         text = _MASK_INIT.format(name=name)
         if is_dir:
@@ -244,7 +248,7 @@ def bwrap_command(program, *, masked=(), hide=(), mode=None, uid=None, data_fds=
         real = os.path.realpath(h)
         if os.path.isdir(real) and any(_under(real, t) for t in trees):
             cmd += ["--tmpfs", real, "--remount-ro", real]
-    cmd += ["--chdir", "/tmp", "--"]
+    cmd += ["--chdir", WORKDIR, "--"]
     if mode == "root":
         uid = _fresh_uid() if uid is None else uid
         cmd += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
@@ -388,7 +392,7 @@ class Worker:
         finally:
             for fd in fds:
                 os.close(fd)
-        return proc, "/tmp"
+        return proc, WORKDIR
 
     def start(self, skip=()):
         """Start the worker and execute the cells (except those in ``skip``).

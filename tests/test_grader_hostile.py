@@ -1,10 +1,14 @@
 """Hostile submissions (tests/hostile/) score what they should and harm nothing.
 
-All of them are graded in one ``linclf-grade`` run with ``--jobs 2`` and a short
+Part 1: the old catalogue, graded in one ``linclf-grade`` run with ``--jobs 2`` and a short
 call time limit; the test then checks each score, that the grader's run was
 bounded in time, and that no file (the submissions, the reference solutions)
 was changed.  ``test_class_of_100`` grades a whole class in parallel and
 reports the overhead per submission.
+
+Part 2: one test per attack class of issue 20, each run as
+root and as an ordinary user, with the editable checkout and with linclf pip-installed
+from a wheel into a separate virtual environment.
 """
 
 import csv
@@ -12,15 +16,17 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from linclf_grader import evaluate, get_set
-from linclf_grader.sandbox import Worker
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
@@ -42,8 +48,7 @@ EXPECTED = {
     "kills_kernel.ipynb": 4,  # only perceptron_update is defined, after a cell that kills the worker
     "messy_honest.ipynb": 14,  # correct functions among magics, plots and failing cells
 }
-if IS_ROOT:  # without the root sandbox this one could really delete files: never run it then
-    EXPECTED["files_and_proc.py"] = 0
+EXPECTED["files_and_proc.py"] = 0  # bubblewrap shows it no file to delete, as root or not
 
 
 def sha(path):
@@ -122,49 +127,6 @@ def test_sympy_answers_cannot_run_code(tmp_path):
     assert not Path("/tmp/linclf_pwned").exists()
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="the full sandbox (namespaces, uid drop) needs root")
-def test_worker_isolation(tmp_path):
-    private = tmp_path / "private"
-    private.mkdir()
-    (private / "secret.py").write_text("SECRET = 1\n")
-    code = f'''
-import os, socket, threading, subprocess
-def probe():
-    out = {{}}
-    def attempt(key, fn):
-        try:
-            out[key] = "OK " + str(fn())[:40]
-        except BaseException as exc:
-            out[key] = type(exc).__name__
-    attempt("solutions", lambda: open({str(SOLUTIONS / "perceptron.py")!r}).read())
-    attempt("private", lambda: open({str(private / "secret.py")!r}).read())
-    attempt("parent_environ", lambda: open(f"/proc/{{os.getppid()}}/environ").read())
-    attempt("parent_mem", lambda: open(f"/proc/{{os.getppid()}}/mem", "rb").read(1))
-    attempt("root_home", lambda: os.listdir("/root/.ssh"))
-    attempt("network", lambda: socket.create_connection(("1.1.1.1", 53), timeout=1))
-    attempt("fork", lambda: os.fork() or os._exit(0))
-    attempt("thread", lambda: threading.Thread(target=print).start())
-    attempt("exec", lambda: subprocess.run(["true"]))
-    attempt("setuid", lambda: os.setuid(0))
-    attempt("write_outside", lambda: open("/work/main/pwned.txt", "w"))
-    attempt("kill_parent", lambda: os.kill(os.getppid(), 9))
-    out["uid"] = os.getuid()
-    out["cwd_empty"] = os.listdir(".") == []
-    out["stdin"] = os.read(0, 10).decode()
-    return out
-'''
-    with Worker([(0, code)], hide=[str(private)], timeout=10) as w:
-        w.start()
-        assert w.sandbox["namespace"] is True
-        resp = w.call("probe")
-    assert resp["ok"], resp
-    got = resp["value"]
-    for key in ("solutions", "private", "parent_environ", "parent_mem", "root_home", "network",
-                "fork", "thread", "exec", "setuid", "write_outside", "kill_parent"):
-        assert not got[key].startswith("OK"), (key, got[key])
-    assert got["uid"] != 0 and got["cwd_empty"] is True and got["stdin"] == ""
-
-
 @pytest.mark.slow
 def test_class_of_100(tmp_path):
     """A class of 100 (60 correct, 20 blank, 20 half right) graded with --jobs 2."""
@@ -204,3 +166,302 @@ def test_class_of_100(tmp_path):
     print(f"\n100 submissions, --jobs 2: {elapsed:.1f} s in all, {per_submission:.2f} s each "
           f"(about {2 * per_submission:.2f} s of work per submission per job)")
     assert per_submission < 1.0  # "well under a second per submission"
+
+
+# ==========================================================================
+# Part 2: the attack classes of issue 20, as root and as an ordinary user
+# ==========================================================================
+USER = "linclfhostile"  # created with useradd when the suite runs as root
+CASES = ([("root", "dev"), ("root", "installed"), ("user", "installed")] if IS_ROOT
+         else [("user", "dev"), ("user", "installed")])
+SECRET = 4242.125  # a hidden test's input: it must never leave the grader
+MARKS = {"env": "envmark_" + os.urandom(6).hex(), "ghost": "ghostmark77", "reason": "REASON_FOR_BOB_ONLY_55"}
+
+
+@pytest.fixture(scope="module")
+def ordinary_user():
+    """Name of an ordinary user to run the grader as (None: this process is one)."""
+    if not IS_ROOT:
+        return None
+    if shutil.which("runuser") is None:
+        pytest.skip("runuser (util-linux) is missing: cannot run the grader as an ordinary user")
+    if subprocess.run(["id", "-u", USER], capture_output=True).returncode != 0:
+        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                               USER], capture_output=True, text=True)
+        if made.returncode != 0:
+            pytest.skip(f"cannot create an ordinary user with useradd: {made.stderr.strip()}")
+    return USER
+
+
+def _world_dir(prefix):
+    d = Path(tempfile.mkdtemp(prefix=prefix))
+    d.chmod(0o755)
+    return d
+
+
+@pytest.fixture(scope="module")
+def installed_env():
+    """A virtual environment, readable by everyone, with linclf installed from a wheel (not editable)."""
+    base = "/usr/bin/python3"
+    if not os.access(base, os.X_OK):
+        pytest.skip("no system Python at /usr/bin/python3 to build a separate environment from")
+    d = _world_dir("linclf-installed-")
+    try:
+        wheels = d / "wheels"
+        steps = [[sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+                 [base, "-m", "venv", str(d / "venv")]]
+        for cmd in steps:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            if proc.returncode != 0:
+                pytest.skip(f"cannot build the pip-installed environment: {proc.stderr[-500:]}")
+        wheel = next(wheels.glob("linclf-*.whl"))
+        proc = subprocess.run([str(d / "venv/bin/pip"), "install", "-q", "numpy", "sympy", str(wheel)],
+                              capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0:
+            pytest.skip(f"cannot install linclf's wheel: {proc.stderr[-500:]}")
+        for root, dirs, files in os.walk(d):
+            for name in dirs + files:
+                p = os.path.join(root, name)
+                if not os.path.islink(p):
+                    os.chmod(p, os.stat(p).st_mode | 0o444 | (0o111 if name in dirs else 0))
+        yield d / "venv"
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _grade_cmd(env, who, user):
+    if env == "dev":
+        prog = GRADE
+    else:
+        prog = str(env / "bin" / "linclf-grade")
+    if who == "root" and not IS_ROOT:
+        pytest.skip("needs root")
+    if who == "user" and IS_ROOT:
+        return ["runuser", "-u", user, "--", prog]
+    return [prog]
+
+
+@pytest.fixture(params=CASES, ids=lambda c: f"{c[0]}-{c[1]}", scope="module")
+def case(request, installed_env, ordinary_user):
+    who, env = request.param
+    if who == "user" and env == "dev" and IS_ROOT:
+        pytest.skip("the checkout's environment is not readable by other users")
+    venv = None if env == "dev" else installed_env
+    return {"who": who, "env": env, "cmd": _grade_cmd(venv or "dev", who, ordinary_user),
+            "user": ordinary_user}
+
+
+def _workspace(case):
+    """A folder the grading user can write into (the output folder's parent)."""
+    d = _world_dir("linclf-hostile-")
+    if case["who"] == "user" and IS_ROOT:
+        shutil.chown(d, case["user"], case["user"])
+    return d
+
+
+class Listener:
+    """A TCP listener on every local address; counts connections."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("0.0.0.0", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def _host_addresses():
+    hosts = {"127.0.0.1", "localhost"}
+    try:
+        hosts.add(socket.gethostbyname(socket.gethostname()))
+    except OSError:
+        pass
+    return sorted(hosts)
+
+
+@pytest.fixture(scope="module")
+def probed(case):
+    """Grade a class of three (probe, honest, probe again) with roster, overrides and private tests."""
+    work = _workspace(case)
+    subs = work / "subs"
+    for name in ("alice", "bob", "carol"):
+        (subs / name).mkdir(parents=True)
+    private = work / "private"
+    private.mkdir()
+    (private / "secret_tests.py").write_text(f'''
+import numpy as np
+from linclf_grader import test, assert_close
+
+
+@test("novikoff_bound", points=1, hidden=True)
+def test_secret(f):
+    X = np.array([[{SECRET}, 0.0], [-1.0, 0.0]])
+    assert_close(f(X, np.array([1.0, -1.0]), np.array([1.0, 0.0]), 0.0), {SECRET} ** 2, "bound")
+''')
+    bob = subs / "bob" / "perceptron.py"
+    shutil.copy(SOLUTIONS / "perceptron.py", bob)
+    roster, overrides = work / "roster.csv", work / "overrides.csv"
+    paths = {"solutions": str(SOLUTIONS / "perceptron.py"),
+             "solutions_near_package": str(Path(sys.prefix).parent / "exercises" / "solutions" / "perceptron.py"),
+             "other_student": str(bob), "roster": str(roster), "overrides": str(overrides),
+             "private_tests": str(private / "secret_tests.py"),
+             "own_file": str(subs / "alice" / "perceptron.py"),
+             "linclf_source": str(ROOT / "linclf" / "perceptron.py")}
+    listener = Listener()
+    probe = (HOSTILE / "probe.py").read_text().replace("@@PATHS@@", repr(paths)).replace(
+        "@@PORT@@", str(listener.port)).replace("@@HOSTS@@", repr(_host_addresses()))
+    for name in ("alice", "carol"):
+        (subs / name / "perceptron.py").write_text(probe)
+    files = [subs / n / "perceptron.py" for n in ("alice", "bob", "carol")]
+    roster.write_text("file,student\n" + "".join(f"{f},{f.parent.name}0{i}\n" for i, f in enumerate(files, 1))
+                      + f"ghost.py,{MARKS['ghost']}\n")
+    overrides.write_text(f"student,exercise,points,reason\nbob02,perceptron_update,4,{MARKS['reason']}\n")
+    for p in [*work.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    before = sha(bob)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LINCLF_HOSTILE_MARK": MARKS["env"]}
+    try:
+        proc = subprocess.run([*case["cmd"], *map(str, files), "--set", "perceptron", "--jobs", "1",
+                               "--timeout", "5", "--tests", str(private), "--roster", str(roster),
+                               "--overrides", str(overrides), "--out", str(work / "out")],
+                              capture_output=True, text=True, timeout=600, env=env, cwd=str(work))
+    finally:
+        listener.close()
+    out = work / "out"
+    feedback = {}
+    for label in ("alice__perceptron", "bob__perceptron", "carol__perceptron"):
+        texts = [p.read_text() for p in (out / f"{label}.json", out / label / "results.json") if p.exists()]
+        feedback[label.split("__")[0]] = "\n".join(texts)
+    yield {"proc": proc, "out": out, "feedback": feedback, "listener": listener, "bob_before": before,
+           "bob": bob, "work": work}
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def probe_findings(probed, who, exercise):
+    """The findings a probe reported through its first public test of ``exercise``."""
+    res = json.loads((probed["out"] / f"{who}__perceptron.json").read_text())
+    for t in res["tests"]:
+        if t["exercise"] == exercise and "PROBE:" in t["output"]:
+            text = t["output"].split("PROBE:", 1)[1]
+            return json.loads(text[: text.rindex("}") + 1])
+    raise AssertionError(f"no probe report for {exercise}: {[t['output'][:300] for t in res['tests']]}")
+
+
+def _all_failed(values):
+    flat = json.dumps(values)
+    return "\"OK " not in flat
+
+
+def test_probe_run_was_clean(probed):
+    proc = probed["proc"]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "isolation: bubblewrap" in proc.stderr
+    full = get_set("perceptron").max_points() + 1
+    bob = json.loads((probed["out"] / "bob__perceptron.json").read_text())
+    assert bob["score"] == full, bob["tests"]  # the honest student keeps every point
+    assert sha(probed["bob"]) == probed["bob_before"]
+    for who in ("alice", "carol"):
+        assert json.loads((probed["out"] / f"{who}__perceptron.json").read_text())["score"] == 0
+
+
+def test_exec_import_of_linclf_fails(probed):
+    """`exec`/`__import__`/importlib of linclf's perceptron (and sklearn, the grader's sets) fail."""
+    found = probe_findings(probed, "alice", "perceptron_update")
+    for key in ("exec_linclf", "dunder_import", "importlib", "sklearn", "grader"):
+        assert found[key].startswith("FAILED"), (key, found[key])
+    assert _all_failed(found["load_by_path"]), found
+
+
+def test_reference_solutions_and_instructor_files_unreadable(probed):
+    """Reference solutions (with linclf pip-installed too), private tests, roster, overrides."""
+    found = probe_findings(probed, "alice", "perceptron_train")
+    for key in ("solutions", "solutions_near_package", "private_tests", "roster", "overrides",
+                "linclf_source"):
+        assert found[key].startswith("FAILED"), (key, found[key])
+    assert found["listed"] == [], found["listed"]
+
+
+def test_other_student_invisible(probed):
+    """Folder-per-student layout: alice neither reads nor changes bob's file, nor sees her own."""
+    found = probe_findings(probed, "alice", "perceptron_train")
+    for key in ("other_student", "write_other", "own_file"):
+        assert found[key].startswith("FAILED"), (key, found[key])
+    assert sha(probed["bob"]) == probed["bob_before"]
+
+
+def test_roster_and_overrides_never_in_feedback(probed):
+    for who in ("alice", "carol"):
+        text = probed["feedback"][who]
+        assert text, who
+        for mark in (MARKS["ghost"], MARKS["reason"], "bob02"):
+            assert mark not in text, (who, mark)
+
+
+def test_grader_environment_and_cmdline_unreadable(probed):
+    """/proc shows only the sandbox's own processes: not the grader's environ or command line."""
+    found = probe_findings(probed, "alice", "perceptron_train")
+    everything = json.dumps(found)
+    assert MARKS["env"] not in everything
+    assert "LINCLF_HOSTILE_MARK" not in everything
+    assert found["env_mark"] == []
+    assert str(probed["work"]) not in json.dumps(found["proc"])  # the grader's arguments
+    assert found["ppid"] in (0, 1)  # the parent is outside the PID namespace or bwrap's init
+    assert all(MARKS["env"] not in probed["feedback"][w] for w in probed["feedback"])
+
+
+def test_network_is_unreachable(probed):
+    found = probe_findings(probed, "alice", "batch_perceptron_step")
+    assert _all_failed(found), found
+    assert probed["listener"].connections == 0
+
+
+def test_hidden_inputs_not_left_for_a_later_submission(probed):
+    first = probe_findings(probed, "alice", "novikoff_bound")
+    later = probe_findings(probed, "carol", "novikoff_bound")
+    assert any(v.startswith("OK") for v in first["wrote"].values())  # it could write privately
+    assert _all_failed(later["read"]), later["read"]  # but carol, graded next, finds nothing
+    for text in probed["feedback"].values():
+        assert str(SECRET) not in text
+    assert not any(Path(p).exists() for p in ("/tmp/linclf_leak.txt", "/dev/shm/linclf_leak.txt"))
+
+
+def test_kill_attacks_do_not_stop_the_grader(case, tmp_path):
+    """os.kill(getppid), killpg, kill(-1), killing every pid: the honest student keeps full marks."""
+    work = _workspace(case)
+    try:
+        for name in ("mallory", "bob", "zoe"):
+            (work / name).mkdir()
+        shutil.copy(HOSTILE / "killer.py", work / "mallory" / "perceptron.py")
+        shutil.copy(SOLUTIONS / "perceptron.py", work / "bob" / "perceptron.py")
+        shutil.copy(SOLUTIONS / "perceptron.py", work / "zoe" / "perceptron.py")
+        for p in work.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        files = [str(work / n / "perceptron.py") for n in ("mallory", "bob", "zoe")]
+        proc = subprocess.run([*case["cmd"], *files, "--set", "perceptron", "--jobs", "2", "--timeout", "3",
+                               "--out", str(work / "out")], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        full = get_set("perceptron").max_points()
+        rows = {Path(r["file"]).parent.name: r for r in csv.DictReader(open(work / "out" / "grades.csv"))}
+        assert float(rows["bob"]["total"]) == full and float(rows["zoe"]["total"]) == full, rows
+        assert float(rows["mallory"]["total"]) == 0
+        assert "internal grader error" not in json.dumps(rows)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
