@@ -355,9 +355,9 @@ def test_secret(f):
     shutil.rmtree(work, ignore_errors=True)
 
 
-def probe_findings(probed, who, exercise):
+def probe_findings(probed, who, exercise, label=None):
     """The findings a probe reported through its first public test of ``exercise``."""
-    res = json.loads((probed["out"] / f"{who}__perceptron.json").read_text())
+    res = json.loads((probed["out"] / f"{label or who + '__perceptron'}.json").read_text())
     for t in res["tests"]:
         if t["exercise"] == exercise and "PROBE:" in t["output"]:
             text = t["output"].split("PROBE:", 1)[1]
@@ -465,3 +465,186 @@ def test_kill_attacks_do_not_stop_the_grader(case, tmp_path):
         assert "internal grader error" not in json.dumps(rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_control_trusted_code_lets_the_probe_see_everything(case):
+    """Control: with --trusted-code (no isolation, as the output says) the probe does read the
+    reference solutions, so the probes above would notice a leak."""
+    if case["env"] != "dev":
+        pytest.skip("one control run is enough")
+    work = _workspace(case)
+    try:
+        paths = {"solutions": str(SOLUTIONS / "perceptron.py")}
+        text = (HOSTILE / "probe.py").read_text().replace("@@PATHS@@", repr(paths)).replace(
+            "@@PORT@@", "9").replace("@@HOSTS@@", "[]")
+        # only the reading probe: unconfined, the others would write into this machine's /tmp
+        text = text[:text.index("def perceptron_update")] + text[
+            text.index("def perceptron_train"):text.index("def batch_perceptron_step")]
+        (work / "alice").mkdir()
+        (work / "alice" / "perceptron.py").write_text(text)
+        proc = subprocess.run([*case["cmd"], str(work / "alice" / "perceptron.py"), "--set", "perceptron",
+                               "--trusted-code", "--timeout", "5", "--out", str(work / "out")],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "WITHOUT isolation" in proc.stderr
+        res = json.loads((work / "out" / "perceptron.json").read_text())
+        outputs = [t["output"] for t in res["tests"] if t["exercise"] == "perceptron_train"]
+        assert any('PROBE:{"solutions": "OK' in o for o in outputs), outputs
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_without_bwrap_the_grader_stops_with_instructions(case):
+    work = _workspace(case)
+    try:
+        sub = work / "perceptron.py"
+        shutil.copy(SOLUTIONS / "perceptron.py", sub)
+        sub.chmod(0o644)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LINCLF_GRADE_BWRAP": "/nonexistent/bwrap"}
+        cmd = case["cmd"]
+        if cmd[0] == "runuser":  # runuser would drop the variable: pass it through env(1)
+            cmd = [*cmd[:4], "env", f"LINCLF_GRADE_BWRAP={env['LINCLF_GRADE_BWRAP']}", *cmd[4:]]
+        proc = subprocess.run([*cmd, str(sub), "--set", "perceptron", "--out", str(work / "out")],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert proc.returncode == 2
+        assert "apt-get install bubblewrap" in proc.stderr and "--trusted-code" in proc.stderr
+        assert not (work / "out").exists()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_internal_failure_gives_a_nonzero_exit_status(case):
+    """bwrap that passes the start-up check but then fails: exit status 1, the grades marked invalid."""
+    work = _workspace(case)
+    try:
+        counter = work / "calls"
+        fake = work / "bwrap"
+        fake.write_text(f"#!/bin/sh\nif [ -e {counter} ]; then echo 'bwrap: simulated failure' >&2; exit 1; fi\n"
+                        f": > {counter}\nexec {shutil.which('bwrap') or '/usr/bin/bwrap'} \"$@\"\n")
+        fake.chmod(0o755)
+        if case["who"] == "user" and IS_ROOT:
+            shutil.chown(fake, case["user"])
+        sub = work / "perceptron.py"
+        shutil.copy(SOLUTIONS / "perceptron.py", sub)
+        sub.chmod(0o644)
+        cmd = case["cmd"]
+        if cmd[0] == "runuser":
+            cmd = [*cmd[:4], "env", f"LINCLF_GRADE_BWRAP={fake}", *cmd[4:]]
+        proc = subprocess.run([*cmd, str(sub), "--set", "perceptron", "--out", str(work / "out")],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "LINCLF_GRADE_BWRAP": str(fake)})
+        assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+        assert "internal grader error" in proc.stderr
+        row = next(csv.DictReader(open(work / "out" / "grades.csv")))
+        assert "sandboxed worker did not start" in row["error"]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="planting links as another user needs root to set up")
+def test_out_folder_planted_by_another_user_is_refused(ordinary_user, tmp_path):
+    """A not-yet-existing --out under a world-writable folder, pre-empted by another user with a
+    symlink or with a folder full of symlinks: the grader (root) refuses and writes nothing."""
+    shared = _world_dir("linclf-shared-")
+    try:
+        shared.chmod(0o1777)
+        victim = tmp_path / "victim"
+        victim.mkdir()
+        (victim / "grades.csv").write_text("precious\n")
+        sub = tmp_path / "perceptron.py"
+        shutil.copy(SOLUTIONS / "perceptron.py", sub)
+
+        def as_user(*cmd):
+            subprocess.run(["runuser", "-u", ordinary_user, "--", *cmd], check=True)
+
+        as_user("ln", "-s", str(victim), str(shared / "out1"))
+        as_user("mkdir", str(shared / "out2"))
+        for name in ("grades.csv", "items.csv", ".linclf-grade-output", "perceptron.json"):
+            as_user("ln", "-s", str(victim / "grades.csv"), str(shared / "out2" / name))
+        for out in ("out1", "out2"):
+            proc = subprocess.run([GRADE, str(sub), "--set", "perceptron", "--out", str(shared / out)],
+                                  capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 2 and "--out" in proc.stderr, proc.stderr
+        assert (victim / "grades.csv").read_text() == "precious\n"
+        assert sorted(p.name for p in victim.iterdir()) == ["grades.csv"]
+        # a folder the grader creates itself is fine, and private to the grading user
+        proc = subprocess.run([GRADE, str(sub), "--set", "perceptron", "--out", str(shared / "out3")],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        st = (shared / "out3").lstat()
+        assert st.st_uid == 0 and st.st_mode & 0o077 == 0
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_out_folder_rules(tmp_path):
+    """Reuse only an empty folder or an earlier output folder; never a symlink or someone's files."""
+    from linclf_grader.outdir import MARKER, OutputDir, OutputRefused
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "thesis.tex").write_text("mine")
+    with pytest.raises(OutputRefused, match="not empty"):
+        OutputDir(tmp_path / "notes")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OutputRefused, match="not a plain directory"):
+        OutputDir(tmp_path / "link")
+    with pytest.raises(OutputRefused, match="parent"):
+        OutputDir(tmp_path / "missing" / "out")
+    (tmp_path / "open").mkdir(mode=0o777)
+    (tmp_path / "open").chmod(0o777)
+    with pytest.raises(OutputRefused, match="writable by other users"):
+        OutputDir(tmp_path / "open")
+    with OutputDir(tmp_path / "out") as out:
+        out.write_text("a.json", "1")
+    # a link planted inside an earlier output folder is replaced, its target untouched
+    (tmp_path / "out" / "a.json").unlink()
+    (tmp_path / "out" / "a.json").symlink_to(tmp_path / "notes" / "thesis.tex")
+    with OutputDir(tmp_path / "out") as out:
+        out.write_text("a.json", "2")
+        out.write_text("results.json", "3", subdir="alice")
+    assert (tmp_path / "notes" / "thesis.tex").read_text() == "mine"
+    assert (tmp_path / "out" / "a.json").read_text() == "2" and not (tmp_path / "out" / "a.json").is_symlink()
+    assert (tmp_path / "out" / MARKER).exists()
+
+
+def test_worker_view_and_masked_modules(tmp_path):
+    """What the worker itself sees: no fork, unprivileged, an empty private folder, masked modules."""
+    pytest.importorskip("scipy")
+    from linclf_grader.sandbox import Worker
+
+    code = '''
+import os
+def probe():
+    out = {}
+    def attempt(key, fn):
+        try:
+            out[key] = "OK " + str(fn())[:60]
+        except BaseException as exc:
+            out[key] = type(exc).__name__ + ": " + str(exc)[:80]
+    attempt("fork", lambda: os.fork() or os._exit(0))
+    attempt("optimize", lambda: exec("from scipy.optimize import minimize"))
+    attempt("linalg", lambda: exec("from scipy.linalg import solve"))
+    attempt("home", lambda: sorted(os.listdir("/root")))
+    out["uid"] = os.getuid()
+    out["cwd"] = os.getcwd()
+    out["cwd_empty"] = os.listdir(".") == []
+    out["stdin"] = os.read(0, 10).decode()
+    return out
+'''
+    with Worker([(0, code)], timeout=20, masked_modules=("scipy.optimize",)) as w:
+        w.start()
+        resp = w.call("probe")
+    assert resp["ok"], resp
+    got = resp["value"]
+    assert got["fork"].startswith("BlockingIOError"), got
+    assert got["optimize"].startswith("ImportError: scipy.optimize is not available"), got
+    assert got["linalg"] == "OK None", got  # only the masked subpackage is gone
+    # /root holds at most the folders on the way to the bound Python installation
+    from linclf_grader.sandbox import python_trees
+
+    on_the_way = sorted({t.split("/")[2] for t in python_trees() if t.startswith("/root/")})
+    assert got["home"] == f"OK {on_the_way}" or got["home"].startswith("FileNotFoundError"), got
+    assert got["cwd_empty"] and got["stdin"] == ""
+    if IS_ROOT:
+        assert got["uid"] >= 2_100_000_000 and w.sandbox["isolation"] == "root"

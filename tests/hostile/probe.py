@@ -27,7 +27,7 @@ def _try(fn):
 
 
 def _report(found):
-    raise RuntimeError("PROBE:" + json.dumps(found, sort_keys=True))
+    raise RuntimeError("PROBE:" + json.dumps(found))
 
 
 def perceptron_update(w, b, x, y, eta=1.0):
@@ -71,9 +71,9 @@ def perceptron_train(X, y, eta=1.0, max_epochs=100):
                     f"/proc/{pid}/{what}", "rb").read().replace(b"\0", b" ").decode())
                 if got.startswith("OK"):
                     procs[f"{pid}/{what}"] = got[-60:]
-    found["proc"] = procs
     found["ppid"] = os.getppid()
     found["env_mark"] = [k for k, v in os.environ.items() if "MARK" in k or "mark" in v]
+    found["proc"] = procs  # last: the longest
     _report(found)
 
 
