@@ -53,7 +53,9 @@ def _parser():
     p.add_argument("--list", metavar="SET",
                    help="print SET's exercises as JSON (name, title, points, kind) and exit")
     p.add_argument("--gradescope-bundle", metavar="SET",
-                   help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out")
+                   help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out; "
+                        "it grades with --timeout and --memory and ships only the --tests files "
+                        "of SET")
     p.add_argument("--student", metavar="ID",
                    help="student id: with --template, that student's version; when grading "
                         "one submission, whose variant data to use (default: the file name stem)")
@@ -118,7 +120,8 @@ def main(argv=None):
         from .gradescope import write_bundle
 
         try:
-            zip_path = write_bundle(args.gradescope_bundle, args.out, tests=args.tests)
+            zip_path = write_bundle(args.gradescope_bundle, args.out, tests=args.tests,
+                                    timeout=args.timeout, memory=args.memory)
         except ValueError as exc:
             print(f"linclf-grade: {exc}", file=sys.stderr)
             return 2
