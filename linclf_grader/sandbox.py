@@ -186,7 +186,7 @@ def masked_paths(modules, trees=None):
 
 
 def _mode():
-    """How to start bwrap: 'user' (ordinary user), 'root' or 'root-setpriv-first'."""
+    """How to start bwrap: 'user' (ordinary user) or 'root'; see :func:`check_isolation`."""
     return "user" if os.geteuid() != 0 else "root"
 
 
@@ -306,7 +306,7 @@ def check_isolation(isolation="bwrap"):
         _checked[key] = SandboxUnavailable(INSTALL_HINT.format(why=f"{key[0]} is missing"))
         raise _checked[key]
     modes = ["user"] if os.geteuid() != 0 else ["root", "root-setpriv-first"]
-    why = ""
+    reasons = []
     for mode in modes:
         probe = bwrap_command([_python_inside(), "-I", "-c", "import sys, os; print(os.getuid())"],
                               mode=mode)
@@ -314,14 +314,15 @@ def check_isolation(isolation="bwrap"):
             proc = subprocess.run(probe, capture_output=True, text=True, timeout=60,
                                   env=worker_env(tempfile.gettempdir()), stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            why = str(exc)
+            reasons.append(f"{mode}: {exc}")
             continue
         if proc.returncode == 0 and proc.stdout.strip().isdigit() \
                 and (os.geteuid() != 0 or proc.stdout.strip() != "0"):
             _checked[key] = mode
             return mode
-        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1][:300]
-    _checked[key] = SandboxUnavailable(INSTALL_HINT.format(why=why))
+        last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1][:300]
+        reasons.append(f"{mode}: {last}" if len(modes) > 1 else last)
+    _checked[key] = SandboxUnavailable(INSTALL_HINT.format(why="; ".join(reasons)))
     raise _checked[key]
 
 

@@ -16,24 +16,20 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
 
+from grader_env import IS_ROOT, Listener, host_addresses, world_dir
 from linclf_grader import evaluate, get_set
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
 SOLUTIONS = ROOT / "exercises" / "solutions"
 GRADE = str(Path(sys.executable).with_name("linclf-grade"))
-IS_ROOT = os.geteuid() == 0
 
 # expected score of each hostile submission on the "perceptron" set (14 points for the
 # four exercises they were written for; none defines perceptron_experiment)
@@ -172,62 +168,18 @@ def test_class_of_100(tmp_path):
 # ==========================================================================
 # Part 2: the attack classes of issue 20, as root and as an ordinary user
 # ==========================================================================
-USER = "linclfhostile"  # created with useradd when the suite runs as root
+@pytest.fixture(scope="module")
+def ordinary_user():
+    from grader_env import ordinary_user as make
+
+    return make()
+
+
 CASES = ([("root", "dev"), ("root", "installed"), ("user", "installed")] if IS_ROOT
          else [("user", "dev"), ("user", "installed")])
 SECRET = 4242.125  # a hidden test's input: it must never leave the grader
+pytestmark = pytest.mark.xdist_group("grader_hostile")  # one worker shares the environments
 MARKS = {"env": "envmark_" + os.urandom(6).hex(), "ghost": "ghostmark77", "reason": "REASON_FOR_BOB_ONLY_55"}
-
-
-@pytest.fixture(scope="module")
-def ordinary_user():
-    """Name of an ordinary user to run the grader as (None: this process is one)."""
-    if not IS_ROOT:
-        return None
-    if shutil.which("runuser") is None:
-        pytest.skip("runuser (util-linux) is missing: cannot run the grader as an ordinary user")
-    if subprocess.run(["id", "-u", USER], capture_output=True).returncode != 0:
-        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                               USER], capture_output=True, text=True)
-        if made.returncode != 0:
-            pytest.skip(f"cannot create an ordinary user with useradd: {made.stderr.strip()}")
-    return USER
-
-
-def _world_dir(prefix):
-    d = Path(tempfile.mkdtemp(prefix=prefix))
-    d.chmod(0o755)
-    return d
-
-
-@pytest.fixture(scope="module")
-def installed_env():
-    """A virtual environment, readable by everyone, with linclf installed from a wheel (not editable)."""
-    base = "/usr/bin/python3"
-    if not os.access(base, os.X_OK):
-        pytest.skip("no system Python at /usr/bin/python3 to build a separate environment from")
-    d = _world_dir("linclf-installed-")
-    try:
-        wheels = d / "wheels"
-        steps = [[sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
-                 [base, "-m", "venv", str(d / "venv")]]
-        for cmd in steps:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-            if proc.returncode != 0:
-                pytest.skip(f"cannot build the pip-installed environment: {proc.stderr[-500:]}")
-        wheel = next(wheels.glob("linclf-*.whl"))
-        proc = subprocess.run([str(d / "venv/bin/pip"), "install", "-q", "numpy", "sympy", str(wheel)],
-                              capture_output=True, text=True, timeout=900)
-        if proc.returncode != 0:
-            pytest.skip(f"cannot install linclf's wheel: {proc.stderr[-500:]}")
-        for root, dirs, files in os.walk(d):
-            for name in dirs + files:
-                p = os.path.join(root, name)
-                if not os.path.islink(p):
-                    os.chmod(p, os.stat(p).st_mode | 0o444 | (0o111 if name in dirs else 0))
-        yield d / "venv"
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def _grade_cmd(env, who, user):
@@ -243,59 +195,21 @@ def _grade_cmd(env, who, user):
 
 
 @pytest.fixture(params=CASES, ids=lambda c: f"{c[0]}-{c[1]}", scope="module")
-def case(request, installed_env, ordinary_user):
+def case(request, installed_linclf_env, ordinary_user):
     who, env = request.param
     if who == "user" and env == "dev" and IS_ROOT:
         pytest.skip("the checkout's environment is not readable by other users")
-    venv = None if env == "dev" else installed_env
+    venv = None if env == "dev" else installed_linclf_env
     return {"who": who, "env": env, "cmd": _grade_cmd(venv or "dev", who, ordinary_user),
             "user": ordinary_user}
 
 
 def _workspace(case):
     """A folder the grading user can write into (the output folder's parent)."""
-    d = _world_dir("linclf-hostile-")
+    d = world_dir("linclf-hostile-")
     if case["who"] == "user" and IS_ROOT:
         shutil.chown(d, case["user"], case["user"])
     return d
-
-
-class Listener:
-    """A TCP listener on every local address; counts connections."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("0.0.0.0", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.stop = False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self):
-        self.stop = True
-        self.thread.join()
-        self.sock.close()
-
-
-def _host_addresses():
-    hosts = {"127.0.0.1", "localhost"}
-    try:
-        hosts.add(socket.gethostbyname(socket.gethostname()))
-    except OSError:
-        pass
-    return sorted(hosts)
 
 
 @pytest.fixture(scope="module")
@@ -328,7 +242,7 @@ def test_secret(f):
              "linclf_source": str(ROOT / "linclf" / "perceptron.py")}
     listener = Listener()
     probe = (HOSTILE / "probe.py").read_text().replace("@@PATHS@@", repr(paths)).replace(
-        "@@PORT@@", str(listener.port)).replace("@@HOSTS@@", repr(_host_addresses()))
+        "@@PORT@@", str(listener.port)).replace("@@HOSTS@@", repr(host_addresses()))
     for name in ("alice", "carol"):
         (subs / name / "perceptron.py").write_text(probe)
     files = [subs / n / "perceptron.py" for n in ("alice", "bob", "carol")]
@@ -338,6 +252,7 @@ def test_secret(f):
     for p in [*work.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     before = sha(bob)
+    leaks = _leak_state()
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LINCLF_HOSTILE_MARK": MARKS["env"]}
     try:
         proc = subprocess.run([*case["cmd"], *map(str, files), "--set", "perceptron", "--jobs", "1",
@@ -352,8 +267,20 @@ def test_secret(f):
         texts = [p.read_text() for p in (out / f"{label}.json", out / label / "results.json") if p.exists()]
         feedback[label.split("__")[0]] = "\n".join(texts)
     yield {"proc": proc, "out": out, "feedback": feedback, "listener": listener, "bob_before": before,
-           "bob": bob, "work": work}
+           "bob": bob, "work": work, "leaks": (leaks, _leak_state())}
     shutil.rmtree(work, ignore_errors=True)
+
+
+def _leak_state():
+    # where an unconfined probe would leave its inputs on this machine (stat or None)
+    out = {}
+    for p in ("/tmp/linclf_leak.txt", "/dev/shm/linclf_leak.txt"):
+        try:
+            st = os.stat(p)
+            out[p] = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            out[p] = None
+    return out
 
 
 def probe_findings(probed, who, exercise, label=None):
@@ -441,7 +368,8 @@ def test_hidden_inputs_not_left_for_a_later_submission(probed):
     assert _all_failed(later["read"]), later["read"]  # but carol, graded next, finds nothing
     for text in probed["feedback"].values():
         assert str(SECRET) not in text
-    assert not any(Path(p).exists() for p in ("/tmp/linclf_leak.txt", "/dev/shm/linclf_leak.txt"))
+    before, after = probed["leaks"]
+    assert before == after  # nothing reached this machine's /tmp or /dev/shm
 
 
 def test_kill_attacks_do_not_stop_the_grader(case, tmp_path):
@@ -546,7 +474,7 @@ def test_internal_failure_gives_a_nonzero_exit_status(case):
 def test_out_folder_planted_by_another_user_is_refused(ordinary_user, tmp_path):
     """A not-yet-existing --out under a world-writable folder, pre-empted by another user with a
     symlink or with a folder full of symlinks: the grader (root) refuses and writes nothing."""
-    shared = _world_dir("linclf-shared-")
+    shared = world_dir("linclf-shared-")
     try:
         shared.chmod(0o1777)
         victim = tmp_path / "victim"
@@ -651,110 +579,3 @@ def probe():
         assert got["uid"] >= 2_100_000_000 and w.sandbox["isolation"] == "root"
 
 
-# --------------------------------------------------------------------------
-# the Gradescope bundle, built from a pip install, run against a fake /autograder
-# --------------------------------------------------------------------------
-GS_PROBE = '''
-import time
-import numpy as np
-
-
-def perceptron_update(w, b, x, y, eta=1.0):
-    time.sleep(30)
-
-
-def perceptron_train(X, y, eta=1.0, max_epochs=100):
-    hog = np.ones(200 * 2**20)  # 1.6 GB: over the bundle's --memory
-    return hog[:3], 0.0, 0
-
-
-def novikoff_bound(X, y, w, b):
-    seen = []
-    for p in @@FILES@@:
-        try:
-            seen.append("READ " + open(p).read()[:20])
-        except OSError as exc:
-            seen.append("FAILED " + type(exc).__name__)
-    raise RuntimeError("SEEN " + repr(seen))
-'''
-
-
-def _notebook(code):
-    return json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
-                                  "outputs": [], "source": code}],
-                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-
-
-def test_gradescope_bundle_from_a_pip_install(installed_env, tmp_path):
-    if not IS_ROOT:
-        pytest.skip("Gradescope runs the autograder as root; the bundle test does the same")
-    # the instructor's folder holds every set's reference file: only perceptron's may ship
-    private = tmp_path / "private"
-    shutil.copytree(SOLUTIONS, private, ignore=shutil.ignore_patterns("__pycache__"))
-    bundle = tmp_path / "bundle"
-    proc = subprocess.run([str(installed_env / "bin" / "linclf-grade"), "--gradescope-bundle", "perceptron",
-                           "--tests", str(private), "--timeout", "2", "--memory", "600", "--out", str(bundle)],
-                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr
-    zf = zipfile.ZipFile(bundle / "autograder_perceptron.zip")
-    names = zf.namelist()
-    assert [n for n in names if n.startswith("tests/")] == ["tests/perceptron.py"]
-    assert not any(n.startswith("exercises") or "solutions" in n for n in names)
-    versions = dict(line.split("==") for line in zf.read("requirements.txt").decode().split())
-    py = str(installed_env / "bin" / "python")
-    for name in ("numpy", "sympy", "matplotlib"):
-        got = subprocess.run([py, "-c", f"import importlib.metadata as m; print(m.version({name!r}))"],
-                             capture_output=True, text=True).stdout.strip()
-        assert versions[name] == got
-    config = json.loads(zf.read("bundle.json"))
-    assert (config["set"], config["timeout"], config["memory"]) == ("perceptron", 2.0, 600)
-
-    root = tmp_path / "autograder"
-    (root / "source").mkdir(parents=True)
-    zf.extractall(root / "source")
-    for name in ("setup.sh", "run_autograder"):
-        (root / "source" / name).chmod(0o755)
-    env = {"PATH": "/usr/bin:/bin", "LINCLF_AUTOGRADER_ROOT": str(root), "HOME": str(tmp_path)}
-    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], capture_output=True, text=True,
-                           timeout=900, env=env)
-    assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]
-    assert "sandbox: root" in setup.stdout
-
-    def grade(files, metadata=True):
-        sub = root / "submission"
-        shutil.rmtree(sub, ignore_errors=True)
-        for rel, text in files.items():
-            (sub / rel).parent.mkdir(parents=True, exist_ok=True)
-            (sub / rel).write_text(text)
-        if metadata:
-            (root / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "s2026001"}]}))
-        shutil.rmtree(root / "results", ignore_errors=True)
-        run = subprocess.run([str(root / "source" / "run_autograder")], capture_output=True, text=True,
-                             timeout=600, env=env)
-        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-        return json.loads((root / "results" / "results.json").read_text())
-
-    full = get_set("perceptron").max_points()
-    hidden = sum(t.points for t in _hidden_tests("perceptron"))
-    # a notebook two folders down, beside a stray .py: the notebook is graded, hidden tests count
-    good = grade({"my work/week 3/perceptron.ipynb": _notebook((SOLUTIONS / "perceptron.py").read_text()),
-                  "notes/scratch.py": "x = 1\n"})
-    assert good["score"] == full + hidden, [t for t in good["tests"] if t["score"] < t["max_score"]]
-    # the bundle's --timeout (2 s) and --memory (600 MiB) apply; /autograder is out of reach
-    files = [str(root / "source" / "tests" / "perceptron.py"), str(root / "submission_metadata.json"),
-             str(root / "source" / "bundle.json")]
-    bad = grade({"sub/dir/perceptron.py": GS_PROBE.replace("@@FILES@@", repr(files))})
-    outputs = {t["name"]: t["output"] for t in bad["tests"]}
-    text = json.dumps(outputs)
-    assert "did not return within 2 s" in text
-    assert "MemoryError" in text or "Unable to allocate" in text
-    assert "SEEN" in text and "READ" not in text
-    assert bad["score"] == 0
-
-
-def _hidden_tests(set_name):
-    from linclf_grader.framework import load_private_tests
-
-    with tempfile.TemporaryDirectory() as tmp:
-        shutil.copy(SOLUTIONS / f"{set_name}.py", tmp)
-        return [t for t in load_private_tests(tmp, get_set(set_name)) if t.hidden]
