@@ -38,7 +38,8 @@ Gradescope container), bwrap creates the namespaces without a user namespace
 and starts ``/usr/bin/setpriv`` inside, which switches to a fresh unprivileged
 uid (:data:`UID_BASE` + n) with no capabilities and ``no_new_privs`` before the
 interpreter starts; where root cannot create namespaces itself, ``setpriv``
-switches first and bwrap then runs as that uid with a user namespace.
+switches first and bwrap then runs as that uid with a user namespace (the
+Python installation must then be readable by that uid).
 
 Resource limits stay limits: the worker sets ``RLIMIT_AS`` (``memory``),
 ``RLIMIT_CPU``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and ``RLIMIT_NPROC=0`` (no
