@@ -10,7 +10,15 @@ every attempt failed.
 import glob
 import json
 import os
-import socket
+import sys
+
+# The grader's import rules may refuse `import socket` in a cell; a library may still import it.
+# The probes must test the sandbox, not those rules, so they take the module wherever it is.
+try:
+    import socket
+except ImportError:
+    import logging.handlers  # noqa: F401  (imports socket itself)
+    socket = sys.modules["socket"]
 
 PATHS = @@PATHS@@
 PORT = @@PORT@@
@@ -33,6 +41,9 @@ def _report(found):
 def perceptron_update(w, b, x, y, eta=1.0):
     """Import linclf's own perceptron (and scikit-learn) by every route."""
     found = {}
+    # the worker replaces linclf by a stub in sys.modules; drop it, so only the sandbox's masks stand
+    for name in [m for m in sys.modules if m.split(".")[0] in ("linclf", "linclf_grader", "sklearn")]:
+        del sys.modules[name]
 
     def run(code):
         ns = {}
@@ -46,7 +57,6 @@ def perceptron_update(w, b, x, y, eta=1.0):
     found["sklearn"] = _try(lambda: run("from sklearn.linear_model import Perceptron as P"))
     found["grader"] = _try(lambda: run("from linclf_grader.sets import perceptron as P"))
     # look for a copy of the package on disk (every folder on the import path) and load it by path
-    import sys
     copies = []
     for folder in sys.path:
         copies += glob.glob(os.path.join(folder or ".", "*", "linclf", "perceptron.py"))
