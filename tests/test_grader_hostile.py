@@ -448,8 +448,10 @@ def test_internal_failure_gives_a_nonzero_exit_status(case):
     try:
         counter = work / "calls"
         fake = work / "bwrap"
-        fake.write_text(f"#!/bin/sh\nif [ -e {counter} ]; then echo 'bwrap: simulated failure' >&2; exit 1; fi\n"
-                        f": > {counter}\nexec {shutil.which('bwrap') or '/usr/bin/bwrap'} \"$@\"\n")
+        real = shutil.which("bwrap") or "/usr/bin/bwrap"
+        fake.write_text(f"#!/bin/sh\n[ \"$1\" = --help ] && exec {real} --help\n"
+                        f"if [ -e {counter} ]; then echo 'bwrap: simulated failure' >&2; exit 1; fi\n"
+                        f": > {counter}\nexec {real} \"$@\"\n")
         fake.chmod(0o755)
         if case["who"] == "user" and IS_ROOT:
             shutil.chown(fake, case["user"])
@@ -579,3 +581,15 @@ def probe():
         assert got["uid"] >= 2_100_000_000 and w.sandbox["isolation"] == "root"
 
 
+
+
+def test_older_bubblewrap_gets_a_command_it_knows(monkeypatch):
+    """Ubuntu 20.04/22.04 ship bwrap 0.4/0.6, without --clearenv, --perms or --size."""
+    from linclf_grader import bwrap as sandbox
+
+    monkeypatch.setitem(sandbox._help_cache, sandbox.bwrap_path(), "usage: bwrap --ro-bind --tmpfs ...")
+    for mode in ("user", "root", "root-setpriv-first"):
+        cmd = sandbox.bwrap_command(["python3"], mode=mode)
+        assert not {"--clearenv", "--perms", "--size"} & set(cmd[:cmd.index("--chdir")]), mode
+        assert "--unshare-pid" in cmd or "--unshare-all" in cmd
+        assert cmd[-1] == "python3" and "1777" not in cmd
