@@ -15,11 +15,12 @@ Protocol: newline-delimited JSON on two private pipes.  The parent sends one
 (raw little-endian bytes + dtype + shape, never pickles) and sympy expressions
 as ``srepr`` strings.  The trusted parent validates all of it.
 
-Isolation, applied in :func:`_enter_sandbox` before any student code runs:
-resource limits (address space, CPU seconds, file size, open files, no new
-processes or threads), no stdin, an empty private working directory and, when
-started as root, a private mount namespace with empty read-only tmpfs mounts
-over the instructor's directories, no network, and a fresh unprivileged uid.
+Isolation: the parent starts this script under bubblewrap (namespaces, a
+read-only view of the Python installation only, a private ``/tmp``, an
+unprivileged uid; see :mod:`linclf_grader.sandbox`).  Here, in
+:func:`_enter_sandbox`, before any student code runs, come the resource limits
+(address space, CPU seconds, file size, open files, no new processes or
+threads) and an empty stdin.
 """
 
 from __future__ import annotations
@@ -202,93 +203,18 @@ class CappedWriter(io.TextIOBase):
 
 
 # --------------------------------------------------------------------------
-# the sandbox
+# resource limits (the isolation itself is bubblewrap's, set up by the parent)
 # --------------------------------------------------------------------------
-CLONE_NEWNS = 0x00020000
-CLONE_NEWNET = 0x40000000
-MS_RDONLY = 1
-MS_NOSUID = 2
-MS_NODEV = 4
-MS_REC = 16384
-MS_PRIVATE = 1 << 18
-MS_BIND = 4096
-MS_REMOUNT = 32
-PR_SET_NO_NEW_PRIVS = 38
-PR_SET_DUMPABLE = 4
-
-
-def _blocked_ancestor(path):
-    """The first directory on the way to ``path`` that others cannot traverse."""
-    parts = os.path.abspath(path).split(os.sep)[1:]
-    current = os.sep
-    for part in parts:
-        current = os.path.join(current, part)
-        try:
-            st = os.stat(current)
-        except OSError:
-            return None
-        if os.path.isdir(current) and not st.st_mode & 0o001:
-            return current
-    return None
-
-
-def _expose(libc, paths):
-    """Make ``paths`` reachable for an unprivileged uid inside the namespace.
-
-    A directory on the way (such as a private ``/root`` holding the Python
-    installation) is covered by an empty tmpfs in which only the needed paths
-    are bind-mounted back; everything else in it stays invisible.
-    """
-    needed = sorted({os.path.realpath(p) for p in paths if os.path.isdir(p)}, key=len)
-    roots = {}
-    for p in needed:
-        a = _blocked_ancestor(p)
-        if a is not None and a != p:
-            kept = roots.setdefault(a, [])
-            if not any(p.startswith(q + os.sep) or p == q for q in kept):
-                kept.append(p)
-    ok = True
-    for a, kept in roots.items():
-        fds = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in kept]
-        if libc.mount(b"tmpfs", os.fsencode(a), b"tmpfs", MS_NOSUID | MS_NODEV,
-                      b"size=64k,mode=755") != 0:
-            ok = False
-            continue
-        for p, fd in fds:
-            os.makedirs(p, mode=0o755, exist_ok=True)
-            src = f"/proc/self/fd/{fd}".encode()
-            ok = ok and libc.mount(src, os.fsencode(p), None, MS_BIND | MS_REC, None) == 0
-            os.close(fd)
-        libc.mount(None, os.fsencode(a), None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
-    return ok
-
-
 def _enter_sandbox(cfg):
-    """Apply the isolation described in the module docstring; return a report."""
+    """Set the resource limits before any student code runs; return a report.
+
+    The namespaces, the read-only view of the Python installation, the private
+    ``/tmp`` and the unprivileged uid come from bubblewrap
+    (:mod:`linclf_grader.sandbox`); here only limits remain.
+    """
     import resource
 
-    report = {"namespace": False, "uid": os.getuid(), "rlimits": True}
-    libc = None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-    except Exception:  # pragma: no cover - no libc (not Linux)
-        libc = None
-
-    if os.geteuid() == 0 and libc is not None and cfg.get("uid") is not None:
-        if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) == 0:
-            if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0:
-                ok = _expose(libc, cfg.get("expose", []))
-                for path in cfg.get("hide", []):
-                    if os.path.isdir(path):
-                        flags = MS_RDONLY | MS_NOSUID | MS_NODEV
-                        rc = libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", flags,
-                                        b"size=4k,mode=000")
-                        ok = ok and rc == 0
-                report["namespace"] = ok
     os.chdir(cfg["workdir"])
-
     limits = cfg.get("limits", {})
     mem = int(limits.get("memory", 1 << 30))
     cpu = int(limits.get("cpu", 60))
@@ -300,22 +226,10 @@ def _enter_sandbox(cfg):
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     # a write beyond RLIMIT_FSIZE raises OSError instead of killing the worker
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    # No new processes or threads.  For an unprivileged uid the kernel then
-    # refuses fork/clone (and, after setuid, execve) with EAGAIN.
+    # No new processes or threads: the kernel refuses fork/clone with EAGAIN
+    # (the worker never runs as root under bwrap)
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-
-    if os.geteuid() == 0 and cfg.get("uid") is not None:
-        uid = int(cfg["uid"])
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        if os.getuid() == 0 or os.geteuid() == 0:  # pragma: no cover - paranoia
-            raise SystemError("could not drop root privileges")
-        report["uid"] = uid
-    if libc is not None:
-        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    return report
+    return {"isolation": cfg.get("isolation", "unknown"), "uid": os.getuid(), "rlimits": True}
 
 
 # --------------------------------------------------------------------------

@@ -51,12 +51,19 @@ def _parser():
     p.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
     p.add_argument("--timeout", type=float, default=10.0, help="time limit of one call, seconds")
     p.add_argument("--memory", type=int, default=1024, help="memory limit of a worker, MiB")
-    p.add_argument("--out", metavar="DIR", default="grading-results", help="output directory")
+    p.add_argument("--out", metavar="DIR", default="grading-results",
+                   help="output folder; the grader creates it (an existing one is used only if "
+                        "it is empty or an earlier output folder of linclf-grade, and yours)")
+    p.add_argument("--trusted-code", action="store_true",
+                   help="run the submissions WITHOUT the bubblewrap sandbox (only for code you "
+                        "trust, e.g. your reference solutions)")
     p.add_argument("--template", metavar="SET", help="print the .py template of SET and exit")
     p.add_argument("--list", metavar="SET",
                    help="print SET's exercises as JSON (name, title, points, kind) and exit")
     p.add_argument("--gradescope-bundle", metavar="SET",
-                   help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out")
+                   help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out; "
+                        "it grades with --timeout and --memory and ships only the --tests files "
+                        "of SET")
     p.add_argument("--student", metavar="ID",
                    help="student id: with --template, that student's version; when grading "
                         "one submission, whose variant data to use (default: the file name stem)")
@@ -77,15 +84,20 @@ def _parser():
 def _grade_one(args):
     from .grade import grade_submission
 
-    path, set_name, tests, timeout, memory, hide, student = args
+    path, set_name, tests, timeout, memory, hide, student, isolation = args
     try:
         return grade_submission(path, set_name, private_tests=tests, timeout=timeout,
-                                memory=memory, hide=hide, student=student)
+                                memory=memory, hide=hide, student=student, isolation=isolation)
     except Exception as exc:  # a grader bug must not lose the other students' grades
-        return {"file": str(path), "sha256": "", "set": set_name, "score": 0.0,
-                "max_score": float(get_set(set_name).max_points()), "exercises": {},
-                "tests": [], "error": f"internal grader error: {type(exc).__name__}: {exc}",
-                "cell_errors": {}, "sandbox": {}}
+        return _internal_error(path, set_name, f"{type(exc).__name__}: {exc}")
+
+
+def _internal_error(path, set_name, text):
+    # "internal" marks the run as failed (exit status 1); a student's failure never does
+    return {"file": str(path), "sha256": "", "set": set_name, "score": 0.0,
+            "max_score": float(get_set(set_name).max_points()), "exercises": {},
+            "tests": [], "error": f"internal grader error: {text}"[:2000],
+            "cell_errors": {}, "sandbox": {}, "internal": True}
 
 
 def main(argv=None):
@@ -117,7 +129,8 @@ def main(argv=None):
         from .gradescope import write_bundle
 
         try:
-            zip_path = write_bundle(args.gradescope_bundle, args.out, tests=args.tests)
+            zip_path = write_bundle(args.gradescope_bundle, args.out, tests=args.tests,
+                                    timeout=args.timeout, memory=args.memory)
         except ValueError as exc:
             print(f"linclf-grade: {exc}", file=sys.stderr)
             return 2
@@ -146,6 +159,21 @@ def main(argv=None):
         return 2
 
     from .grade import unique_labels, write_reports
+    from .outdir import OutputDir, OutputRefused
+    from .sandbox import SandboxUnavailable, check_isolation
+
+    isolation = "none" if args.trusted_code else "bwrap"
+    try:
+        mode = check_isolation(isolation)
+    except SandboxUnavailable as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+    if mode == "none":
+        print("linclf-grade: --trusted-code: the submissions run WITHOUT isolation "
+              "(no sandbox; they can read and change anything this user can)", file=sys.stderr)
+    elif not args.quiet:
+        print(f"isolation: bubblewrap ({'unprivileged uid per worker' if mode != 'user' else 'user namespace'})",
+              file=sys.stderr)
 
     # warm the imports the graders need before forking them
     import sympy  # noqa: F401
@@ -155,7 +183,14 @@ def main(argv=None):
     from .classroom import collect, summary, write_course_outputs
 
     try:
-        collection = collect(args, args.out)
+        out = OutputDir(args.out)
+    except OutputRefused as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+    try:
+        # the grader made the output folder itself (mode 0700), so what it unpacks
+        # there cannot be redirected by anyone else's links
+        collection = collect(args, out.path)
         if collection is not None:
             print("\n".join(collection.report()), file=sys.stderr)
             paths = [str(s.path) for s in collection.submissions]
@@ -165,11 +200,12 @@ def main(argv=None):
             raise ValueError("no submission to grade")
         course = _course_inputs(args, exset, paths, collection)
     except (ValueError, TypeError) as exc:
+        out.close()
         print(f"linclf-grade: {exc}", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, [str(out.resolve())],
-             course["students"][i]) for i, p in enumerate(paths)]
+    hide = [out.path]
+    jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, hide,
+             course["students"][i], isolation) for i, p in enumerate(paths)]
     results = [None] * len(jobs)
     start = time.monotonic()
     show_progress = len(jobs) > 1
@@ -194,21 +230,24 @@ def main(argv=None):
                 try:
                     results[i] = fut.result()
                 except Exception as exc:  # a pool process died
-                    results[i] = {"file": paths[i], "sha256": "", "set": args.set_name,
-                                  "score": 0.0, "max_score": float(exset.max_points()),
-                                  "exercises": {}, "tests": [], "cell_errors": {}, "sandbox": {},
-                                  "error": f"internal grader error: {type(exc).__name__}"}
+                    results[i] = _internal_error(paths[i], args.set_name, type(exc).__name__)
                 report(i, done)
     labels = unique_labels(paths)
-    csv_path = write_reports(results, labels, out, list(exset.exercises))
-    try:
-        write_course_outputs(args, exset, results, collection, out, labels)
-    except ValueError as exc:
-        print(f"linclf-grade: {exc}", file=sys.stderr)
-        return 2
+    with out:
+        csv_path = write_reports(results, labels, out, list(exset.exercises))
+        try:
+            write_course_outputs(args, exset, results, collection, out.path, labels)
+        except ValueError as exc:
+            print(f"linclf-grade: {exc}", file=sys.stderr)
+            return 2
     total = time.monotonic() - start
     print(f"graded {len(results)} submission(s) in {total:.1f} s "
           f"({total / max(1, len(results)):.2f} s each); wrote {csv_path}")
+    failed = [r["file"] for r in results if r.get("internal")]
+    if failed:
+        print(f"linclf-grade: internal grader error on {len(failed)} submission(s) "
+              f"(first: {failed[0]}); their grades are not valid", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -15,16 +15,18 @@ import ast
 import csv
 import inspect
 import hashlib
+import io
 import json
 import os
 import re
 import time
 from pathlib import Path
 
-from .course import write_items
+from .course import item_analysis
 from .framework import StudentError, get_set, load_private_tests, run_tests
 from .imports import ALWAYS_FORBIDDEN, apply_breaches, breaches, exercise_groups, reachable_modules, worker_policy
 from .notebook import SubmissionError, read_submission
+from .outdir import OutputDir
 from .sandbox import Worker, WorkerError, WorkerTimeout
 from .timeouts import CALL_TIMEOUT, calls_budget
 from .values import BadValue, decode_value, encode_args
@@ -179,7 +181,7 @@ def plan_workers(exset, reached):
 
 
 def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT, memory=1 << 30,
-                     hide=(), budget=None, student=None, load_budget=120.0, isolation=None):
+                     hide=(), budget=None, student=None, load_budget=120.0, isolation="bwrap"):
     """Grade one file; return the result dict (never raises for a bad submission).
 
     ``student`` is the id whose variant data the variant tests use (default:
@@ -188,7 +190,9 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
     loading has its own budget ``load_budget`` (a statement over ``timeout`` is
     stopped and named in the notes), and the calls together ``budget`` seconds
     (default ``max(60, 8 * timeout)``), counted from the end of loading.
-    ``isolation`` is passed to each :class:`~linclf_grader.sandbox.Worker` when given.
+    ``isolation="none"`` runs the student code without the bubblewrap sandbox
+    (trusted code only). A grader problem (the sandbox cannot start) raises; a
+    submission's own failures never do.
     """
     started = time.monotonic()
     exset = get_set(set_name)
@@ -360,15 +364,18 @@ def unique_labels(paths):
 
 
 def write_reports(results, labels, out_dir, exercise_names):
-    """Write ``LABEL.json``, ``LABEL/results.json`` (Gradescope), ``grades.csv`` and ``items.csv``."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for result, label in zip(results, labels):
-        (out_dir / f"{label}.json").write_text(json.dumps(result, indent=1))
-        gs_dir = out_dir / label
-        gs_dir.mkdir(exist_ok=True)
-        (gs_dir / "results.json").write_text(json.dumps(gradescope_results(result), indent=1))
-    with open(out_dir / "grades.csv", "w", newline="") as fh:
+    """Write ``LABEL.json``, ``LABEL/results.json`` (Gradescope), ``grades.csv`` and ``items.csv``.
+
+    ``out_dir`` is an :class:`~linclf_grader.outdir.OutputDir` or a path; a
+    path is opened under the same rules (created by the grader, no links).
+    """
+    out = out_dir if isinstance(out_dir, OutputDir) else OutputDir(out_dir)
+    try:
+        for result, label in zip(results, labels):
+            out.write_text(f"{label}.json", json.dumps(result, indent=1))
+            out.write_text("results.json", json.dumps(gradescope_results(result), indent=1),
+                           subdir=label)
+        fh = io.StringIO(newline="")
         writer = csv.writer(fh)
         writer.writerow(["file", "sha256", "student", *exercise_names, "total", "max",
                          "late_penalty_percent", "overridden", "error"])
@@ -379,8 +386,17 @@ def write_reports(results, labels, out_dir, exercise_names):
                              f"{r.get('late', {}).get('penalty_percent', 0.0):g}",
                              " ".join(o["exercise"] for o in r.get("overrides", [])),
                              r["error"].replace("\n", " ")[:300]])
-    write_items(results, out_dir / "items.csv")
-    return out_dir / "grades.csv"
+        csv_path = out.write_text("grades.csv", fh.getvalue())
+        fh = io.StringIO(newline="")
+        cols = ["item", "level", "exercise", "max_score", "n", "passed", "pass_rate", "mean_score"]
+        writer = csv.DictWriter(fh, fieldnames=cols)
+        writer.writeheader()
+        writer.writerows(item_analysis(results))
+        out.write_text("items.csv", fh.getvalue())
+    finally:
+        if out is not out_dir:
+            out.close()
+    return Path(csv_path)
 
 
 def summary_line(result):

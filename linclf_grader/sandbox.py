@@ -1,11 +1,27 @@
 """Start and talk to the sandboxed worker (the trusted side of the protocol).
 
-:class:`Worker` runs :mod:`linclf_grader._worker` in a fresh interpreter with a
-cleaned environment, an empty private working directory and no stdin, sends it
-the submission's code cells, and then forwards calls.  Every wait has a
-deadline; every byte read is capped; a worker that misbehaves (hangs, floods,
-dies, sends garbage) is killed with its whole process group and, if the caller
-wants, restarted without the cell that caused it.
+:class:`Worker` runs :mod:`linclf_grader._worker` under **bubblewrap**
+(``/usr/bin/bwrap``, Debian's ``bubblewrap``), sends it the submission's code
+cells, and then forwards calls.  Every wait has a deadline; every byte read is
+capped; a worker that misbehaves (hangs, floods, dies, sends garbage) is killed
+and, if the caller wants, restarted without the cell that caused it.
+
+The sandbox itself is bubblewrap's: :mod:`linclf_grader.bwrap` builds the command
+line (its docstring says what a worker sees: its own namespaces, read-only only the
+Python installation, a private working folder, masked packages, a fresh unprivileged
+uid when the grader runs as root) and checks that bubblewrap can run here.
+
+**Per-worker masked modules.** ``Worker(..., masked_modules=("scipy.optimize",))``
+masks those modules too (a dotted name masks that subpackage's directory, or
+its ``.py`` file), so an exercise group whose rule forbids them runs in a
+worker that cannot import them, whatever trick the code uses (``exec``,
+``__import__``, ``importlib``): the import raises ImportError naming the module.
+A module that is not installed is ignored.
+
+When bwrap cannot run (missing, or user namespaces refused) :func:`check_isolation`
+raises :class:`SandboxUnavailable` with instructions; ``isolation="none"``
+(the CLI's ``--trusted-code``) runs the worker without any of this, for code
+the instructor trusts.
 """
 
 from __future__ import annotations
@@ -21,15 +37,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
+from .bwrap import (  # noqa: F401  (re-exported: the sandbox's public names)
+    ALWAYS_MASKED, WORKDIR, WORKER_INSIDE, WORKER_SCRIPT, SandboxUnavailable, _python_inside,
+    bwrap_command, check_isolation, masked_paths, python_trees, worker_env,
+)
+
 MAX_RESPONSE = 32 * 1024 * 1024
 STDERR_CAP = 8_000
-# Unprivileged uids for workers when the grader runs as root: one fresh uid per
-# worker, so that two students' workers cannot signal or trace each other.
-UID_BASE = 2_100_000_000
-_uid_counter = itertools.count()
 
 
 class WorkerError(RuntimeError):
@@ -40,61 +55,8 @@ class WorkerTimeout(WorkerError):
     """The worker did not answer in time."""
 
 
-def _fresh_uid():
-    return UID_BASE + (os.getpid() % 100_000) * 1000 + next(_uid_counter) % 1000
-
-
-def _clean_env(workdir):
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": workdir,
-        "TMPDIR": workdir,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "NUMEXPR_NUM_THREADS": "1",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": workdir,
-        "LINCLF_GRADING_WORKER": "1",
-    }
-
-
-def _is_ancestor(parent, child):
-    try:
-        Path(child).resolve().relative_to(Path(parent).resolve())
-        return True
-    except ValueError:
-        return False
-
-
-def safe_hide_list(paths, workdir):
-    """Directories to cover with an empty tmpfs, minus any the worker needs.
-
-    A directory is dropped from the list when it contains the Python
-    installation, the ``linclf`` package, the worker script or the working
-    directory (hiding those would break the worker itself).
-    """
-    needed = [sys.prefix, sys.base_prefix, sys.executable, str(WORKER_SCRIPT),
-              str(Path(__file__).parents[1]), workdir]
-    out = []
-    for p in paths:
-        p = Path(p)
-        if not p.is_dir():
-            continue
-        if any(_is_ancestor(p, n) for n in needed):
-            continue
-        out.append(str(p.resolve()))
-    return sorted(set(out))
-
-
-def needed_paths():
-    """Directories the worker's interpreter must be able to read."""
-    paths = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             str(Path(__file__).resolve().parents[1].parent)]
-    paths += [p for p in sys.path if p and os.path.isdir(p)]
-    return sorted({os.path.realpath(p) for p in paths})
+class SandboxFailure(RuntimeError):
+    """The sandbox broke before any student code ran (a grader problem, not the student's)."""
 
 
 class Worker:
@@ -105,18 +67,24 @@ class Worker:
     cells : list of (int, str)
         Code cells (index, source) to execute in order.
     hide : list of path
-        Directories the student code must not see (private tests, reference
-        solutions, other submissions, the output directory).
+        Instructor folders; they are never bound, and covered if they happen
+        to lie inside the bound Python installation.
     timeout : float
         Time limit of one call (seconds).
     memory : int
         Address-space limit of the worker (bytes).
     cell_timeout : float
         Time limit of one top-level statement of a cell.
+    masked_modules : tuple of str
+        Modules this worker must not be able to import besides
+        :data:`ALWAYS_MASKED` (``"scipy.optimize"``).
+    isolation : {"bwrap", "none"}
+        ``"none"`` runs the worker without a sandbox (trusted code only).
     """
 
     def __init__(self, cells, *, hide=(), timeout=10.0, memory=1 << 30,
-                 cell_timeout=10.0, cpu=120, load_budget=60.0, imports=None):
+                 cell_timeout=10.0, cpu=120, load_budget=60.0, imports=None,
+                 masked_modules=(), isolation="bwrap"):
         self.cells = list(cells)
         self.imports = imports  # the run-time import policy (linclf_grader.imports)
         self.timeout = float(timeout)
@@ -124,8 +92,10 @@ class Worker:
         self.memory = int(memory)
         self.cpu = int(cpu)
         self.load_budget = float(load_budget)
-        solutions = Path(__file__).resolve().parents[1] / "exercises" / "solutions"
-        self.hide = [*hide, str(solutions)]
+        self.hide = list(hide)
+        self.masked_modules = tuple(masked_modules)
+        self.isolation = isolation
+        self.mode = check_isolation(isolation)
         self.proc = None
         self.workdir = None
         self.stderr_bytes = b""
@@ -136,39 +106,59 @@ class Worker:
         self.defined = []
 
     # -- lifecycle -----------------------------------------------------------
+    def _popen(self):
+        if self.mode == "none":
+            self.workdir = tempfile.mkdtemp(prefix="linclf-grade-")
+            return subprocess.Popen(
+                [sys.executable, "-I", "-B", str(WORKER_SCRIPT)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.workdir, env=worker_env(self.workdir), close_fds=True,
+                start_new_session=True), self.workdir
+        fds = []
+        try:
+            cmd = bwrap_command([_python_inside(), "-I", "-B", WORKER_INSIDE],
+                                masked=self.masked_modules, hide=self.hide, mode=self.mode,
+                                data_fds=fds)
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd="/", env={"PATH": "/usr/bin:/bin"}, close_fds=True, pass_fds=fds,
+                start_new_session=True)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return proc, WORKDIR
+
     def start(self, skip=()):
         """Start the worker and execute the cells (except those in ``skip``).
 
         Returns the index of the cell that was running when the worker had to
         be killed, or None when loading finished.
+
+        Raises
+        ------
+        SandboxFailure
+            The sandbox itself did not come up (no student code had run).
         """
         self.close()
-        self.workdir = tempfile.mkdtemp(prefix="linclf-grade-")
-        uid = None
-        if os.geteuid() == 0:
-            uid = _fresh_uid()
-            os.chown(self.workdir, uid, uid)
-        os.chmod(self.workdir, 0o700)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(WORKER_SCRIPT)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=self.workdir, env=_clean_env(self.workdir), close_fds=True,
-            start_new_session=True,
-        )
+        self.proc, workdir = self._popen()
         self._buf = b""
         self.stderr_bytes = b""
         cells = [(i, src) for i, src in self.cells if i not in set(skip)]
-        self._send({
-            "op": "init",
-            "uid": uid,
-            "hide": safe_hide_list(self.hide, self.workdir),
-            "expose": needed_paths(),
-            "workdir": self.workdir,
-            "limits": {"memory": self.memory, "cpu": self.cpu, "fsize": 1 << 20},
-            "cells": cells,
-            "cell_timeout": self.cell_timeout,
-            "imports": self.imports,
-        })
+        try:
+            self._send({
+                "op": "init", "isolation": self.mode, "workdir": workdir,
+                "limits": {"memory": self.memory, "cpu": self.cpu, "fsize": 1 << 20},
+                "cells": cells, "cell_timeout": self.cell_timeout, "imports": self.imports,
+            })
+            first = self._recv(time.monotonic() + 60)
+        except WorkerError as exc:
+            self.kill()
+            detail = self.stderr_bytes.decode("utf-8", "replace").strip()[-500:]
+            raise SandboxFailure(f"the sandboxed worker did not start: {exc}; {detail}") from None
+        if not isinstance(first, dict) or first.get("event") != "sandbox":
+            self.kill()
+            raise SandboxFailure(f"the sandboxed worker did not start: {str(first)[:300]}")
+        self.sandbox = {k: v for k, v in first.items() if k != "event"}
         deadline = time.monotonic() + self.load_budget
         current = None
         while True:
@@ -181,9 +171,7 @@ class Worker:
                     raise
                 return current
             event = msg.get("event") if isinstance(msg, dict) else None
-            if event == "sandbox":
-                self.sandbox = {k: v for k, v in msg.items() if k != "event"}
-            elif event == "fatal":
+            if event == "fatal":
                 self.kill()
                 raise WorkerError(str(msg.get("error"))[:500])
             elif event == "cell":
@@ -223,6 +211,8 @@ class Worker:
         return resp
 
     def kill(self):
+        # bwrap is the session leader; killing its group takes the sandbox's
+        # init down, and the kernel then kills everything in the PID namespace
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -252,9 +242,9 @@ class Worker:
                     pass
             self.kill()
             self.proc = None
-        if self.workdir is not None:
+        if self.workdir is not None and self.mode == "none":
             shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+        self.workdir = None
 
     def __enter__(self):
         return self
@@ -289,8 +279,10 @@ class Worker:
                         self.stderr_bytes += chunk[: STDERR_CAP - len(self.stderr_bytes)]
                     continue
                 if not chunk:
-                    code = self.proc.poll()
-                    if code is None:
+                    try:  # the exit status of bwrap is the worker's
+                        code = self.proc.wait(timeout=1)
+                    except subprocess.TimeoutExpired:
+                        code = None
                         self.kill()
                     raise WorkerError(_death_message(code))
                 self._buf += chunk
@@ -307,11 +299,12 @@ class Worker:
 def _death_message(code):
     if code is None:
         return "the worker closed its output"
-    if code < 0:
+    if code < 0 or code > 128:  # bwrap reports a signal death as 128 + signal
+        num = -code if code < 0 else code - 128
         try:
-            name = signal.Signals(-code).name
+            name = signal.Signals(num).name
         except ValueError:
-            name = str(-code)
+            name = str(num)
         hints = {"SIGXCPU": " (CPU time limit)", "SIGKILL": " (killed)",
                  "SIGSEGV": " (crashed)", "SIGXFSZ": " (file size limit)"}
         return f"the worker died with {name}{hints.get(name, '')}"

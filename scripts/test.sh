@@ -15,6 +15,14 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
+# The grader runs every submission under Debian's bubblewrap (tests/test_grader*.py).
+if [ ! -x /usr/bin/bwrap ]; then
+  echo "test: installing Debian's bubblewrap for the grader's sandbox"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bubblewrap >/dev/null
+fi
+
 # The PDF edition first (it installs TeX Live from Debian's packages when
 # missing), so that the website built next serves it (tests/test_pdf.py).
 bash scripts/pdf.sh

@@ -97,3 +97,11 @@ def toc_docnames() -> list[str]:
     walk(toc.get("chapters"))
     return names
 
+
+
+@pytest.fixture(scope="session")
+def installed_linclf_env():
+    """A virtual environment with linclf installed from a wheel (tests/grader_env.py)."""
+    from grader_env import installed_env
+
+    yield from installed_env()

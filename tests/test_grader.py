@@ -287,14 +287,21 @@ def test_gradescope_bundle(tmp_path):
     private = tmp_path / "private"
     private.mkdir()
     (private / "extra.py").write_text(PRIVATE)
-    assert main(["--gradescope-bundle", "perceptron", "--tests", str(private), "--out", str(tmp_path / "gs")]) == 0
+    assert main(["--gradescope-bundle", "perceptron", "--tests", str(private), "--timeout", "4",
+                 "--memory", "512", "--out", str(tmp_path / "gs")]) == 0
     gs = tmp_path / "gs"
     assert (gs / "setup.sh").exists() and (gs / "run_autograder").stat().st_mode & 0o111
-    assert "--set perceptron" in (gs / "run_autograder").read_text()
-    names = zipfile.ZipFile(gs / "autograder_perceptron.zip").namelist()
-    assert {"setup.sh", "run_autograder", "tests/extra.py", "linclf-src/pyproject.toml",
-            "linclf-src/linclf_grader/cli.py"} <= set(names)
-    assert not any("solutions" in n for n in names)
+    zf = zipfile.ZipFile(gs / "autograder_perceptron.zip")
+    names = zf.namelist()
+    wheel = next(n for n in names if n.endswith(".whl"))
+    assert {"setup.sh", "run_autograder", "tests/extra.py", "requirements.txt", "bundle.json"} <= set(names)
+    assert json.loads(zf.read("bundle.json"))["set"] == "perceptron"
+    assert json.loads(zf.read("bundle.json"))["timeout"] == 4.0
+    assert all("==" in line for line in zf.read("requirements.txt").decode().split())
+    import io
+    inner = zipfile.ZipFile(io.BytesIO(zf.read(wheel))).namelist()
+    assert "linclf_grader/cli.py" in inner and "linclf/perceptron.py" in inner
+    assert not any("solutions" in n for n in names + inner)
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(gs / script)]).returncode == 0
 
