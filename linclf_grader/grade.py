@@ -27,7 +27,7 @@ from .framework import StudentError, get_set, load_private_tests, run_tests
 from .imports import ALWAYS_FORBIDDEN, apply_breaches, breaches, exercise_groups, reachable_modules, worker_policy
 from .notebook import SubmissionError, read_submission
 from .outdir import OutputDir
-from .sandbox import Worker, WorkerError, WorkerTimeout
+from .sandbox import SandboxFailure, Worker, WorkerError, WorkerTimeout
 from .timeouts import CALL_TIMEOUT, calls_budget
 from .values import BadValue, decode_value, encode_args
 from .variants import check_student_id
@@ -56,6 +56,7 @@ class _RemoteBackend:
         self.restarts = 0
         self.failed = {}            # group key -> why its worker could not load the submission
         self.last_warnings = []
+        self.internal = None        # a SandboxFailure: the grade is not valid
 
     def worker_for(self, name):
         key = self.route.get(name)
@@ -71,6 +72,10 @@ class _RemoteBackend:
                 _start(worker, self.skip[key])
             except WorkerError as exc:
                 self.failed[key] = str(exc)
+                raise
+            except SandboxFailure as exc:
+                # the grader's fault, not the submission's: remembered and raised after the tests
+                self.internal = exc
                 raise
         if self.deadline is None:
             self.deadline = time.monotonic() + self.budget
@@ -218,7 +223,7 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
 
     result = {
         "file": str(path), "sha256": "", "set": set_name, "student": student or "", "score": 0.0,
-        "max_score": float(sum(t.points for t in tests)),
+        "max_score": round(float(sum(t.points for t in tests)), 9),
         "exercises": {name: 0.0 for name in exset.exercises},
         "tests": [], "error": "", "cell_errors": {}, "sandbox": {}, "notes": notes,
     }
@@ -265,6 +270,8 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
     backend = _RemoteBackend(workers, route, skip, budget)
     try:
         result["tests"] = run_tests(tests, backend, variant_data)
+        if backend.internal is not None:
+            raise backend.internal
         for worker in workers.values():
             if worker.sandbox:
                 result["sandbox"] = worker.sandbox
@@ -289,9 +296,11 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
         notes.append(f"cell {index}: {message}")
     _explain_missing(result, syntax)
     _apply_rules(result, banned)
-    result["score"] = float(sum(t["score"] for t in result["tests"]))
+    # fractional points (0.2 per kernel_closure candidate) must not print as 27.999999999999993
+    result["score"] = round(float(sum(t["score"] for t in result["tests"])), 9)
     for t in result["tests"]:
         result["exercises"][t["exercise"]] = result["exercises"].get(t["exercise"], 0.0) + t["score"]
+    result["exercises"] = {k: round(v, 9) for k, v in result["exercises"].items()}
     return result
 
 

@@ -41,9 +41,10 @@ NOISE = 25       # copydetect's default noise threshold (characters of token tex
 GUARANTEE = 30   # and its guarantee threshold
 
 
-def _code(path):
+def _code(path, set_name=None):
+    # the student's own cells only: the book's cells of the page are shared by everyone
     try:
-        _, cells = read_submission(path)
+        cells = read_submission(path, set_name).cells
     except SubmissionError:
         return ""
     return "\n".join(src for _, src in cells) + "\n"
@@ -67,7 +68,7 @@ def fingerprint_class(paths, exset):
     boiler = _boilerplate(exset)
     out = {}
     for label, path in paths.items():
-        code = _code(path)
+        code = _code(path, exset.name)
         if code.strip():
             out[label] = CodeFingerprint(f"{label}.py", NOISE, GUARANTEE - NOISE + 1,
                                          boilerplate=boiler, fp=io.StringIO(code))

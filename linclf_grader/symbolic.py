@@ -287,8 +287,14 @@ def compare_expr(got, expected, symbols, *, positive=(), n_points=4, seed=0, tim
     """
     allowed = {sp.Symbol(n) for n in symbols}
     expected = expected.xreplace({s: sp.Symbol(s.name) for s in expected.free_symbols})
+    if isinstance(expected, sp.MatrixBase):
+        expected = sp.ImmutableMatrix(expected)  # hashable: its values are cached per point
     if isinstance(got, list):
         got = sp.ImmutableMatrix(got)
+    # symbols are compared by name: an answer built with sp.symbols("a1", real=True) is the
+    # same answer as one built without assumptions
+    got = got.xreplace({s: sp.Symbol(s.name) for s in getattr(got, "free_symbols", set())
+                        if isinstance(s, sp.Symbol)})
     if isinstance(expected, sp.MatrixBase) != isinstance(got, sp.MatrixBase):
         kind = "a Matrix" if isinstance(expected, sp.MatrixBase) else "a scalar expression"
         return False, f"expected {kind}"

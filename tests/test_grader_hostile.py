@@ -390,7 +390,9 @@ def test_kill_attacks_do_not_stop_the_grader(case, tmp_path):
         full = get_set("perceptron").max_points()
         rows = {Path(r["file"]).parent.name: r for r in csv.DictReader(open(work / "out" / "grades.csv"))}
         assert float(rows["bob"]["total"]) == full and float(rows["zoe"]["total"]) == full, rows
-        assert float(rows["mallory"]["total"]) == 0
+        # mallory's perceptron_update returns (w, b) unchanged once its kills fail, which is the
+        # right answer of "no update when correct" (1 point) and of nothing else
+        assert float(rows["mallory"]["total"]) <= 1
         assert "internal grader error" not in json.dumps(rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
