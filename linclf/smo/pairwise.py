@@ -59,6 +59,7 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     # is exact: t (v_i - v_j) - a_ij t^2 / 2), and its value at the last stall test
     gain = 0.0
     gain_mark = 0.0
+    f_mark = None
     polished = False
     stall_window = max(STALL_WINDOW, 10 * n)
     stall_counter = stall_window
@@ -99,11 +100,16 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
                 stall_counter = stall_window
                 # f = -(total decrease) since alpha = 0 (where f = 0); no decrease
                 # worth a rounding error of f in a whole window: nothing more to gain
-                # (a polish in the window lowered f by an amount not counted: no test)
-                if not polished and gain - gain_mark <= STALL_RTOL * max(gain, 1e-300):
+                # a polish in the window lowered f by an amount the steps' gains do
+                # not count: then compare f itself (O(n), once per window)
+                f_now = _dual_value(level, alpha, y, shift) if polished and level.idx.size == n else None
+                if gain - gain_mark <= STALL_RTOL * max(gain, 1e-300) and (
+                        not polished or (f_now is not None and f_mark is not None
+                                         and f_mark - f_now <= 1e-12 * abs(f_now))):
                     prob.stalled = True
                     break
                 gain_mark = gain
+                f_mark = f_now
                 polished = False
             level.shift = shift
             if hard:
@@ -252,6 +258,14 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     prob.n_rows = root.counter[0]
     prob.tol_used = tol
     return it, converged
+
+
+def _dual_value(level, alpha, y, shift):
+    """The dual objective ``f = w2 / 2 - sum(alpha)`` of a level that holds every variable."""
+    a = np.asarray(alpha)
+    v = np.where(np.isfinite(level.V[0]), level.V[0], level.V[1]) + shift
+    S = float(a.sum())
+    return 0.5 * (S - float(np.dot(a * np.asarray(y), v))) - S
 
 
 def _shrink(prob, level, root, unshrunk):
