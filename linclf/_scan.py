@@ -32,6 +32,7 @@ class MistakeScanner:
 
     def __init__(self, Zo, margin, max_norm):
         self.Zo = Zo
+        self.rows = list(Zo)  # row views: indexing a list is cheaper than a 2-D array
         self.margin = margin
         self.n = Zo.shape[0]
         self.rounding = 4.0 * (Zo.shape[1] + 1) * np.finfo(float).eps * max_norm
@@ -39,14 +40,14 @@ class MistakeScanner:
 
     def next_mistake(self, a, start):
         """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``."""
-        Zo, margin, n = self.Zo, self.margin, self.n
+        Zo, rows, margin, n = self.Zo, self.rows, self.margin, self.n
         band = margin + self.rounding * float(np.sqrt(a @ a))
         p = start
         while p < n:
             if self.block <= 8:
                 # mistakes every few samples: a block product would not pay, test one by one
                 for k in range(p, min(n, p + 8)):
-                    if a @ Zo[k] <= margin:
+                    if a @ rows[k] <= margin:
                         self.block = 2 * (k - start + 1)
                         return k
                 p = min(n, p + 8)
@@ -54,7 +55,7 @@ class MistakeScanner:
                 continue
             q = min(n, p + self.block)
             for k in np.flatnonzero(Zo[p:q] @ a <= band).tolist():
-                if a @ Zo[p + k] <= margin:  # the per-sample test decides
+                if a @ rows[p + k] <= margin:  # the per-sample test decides
                     # mistakes come about every (p + k - start) samples: size the next block so
                     self.block = min(4096, 2 * (p + k - start + 1))
                     return p + k

@@ -258,10 +258,15 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
             idx = _visit_order(Z.shape[0], self.order, rng)
             Zo = Z if self.order != "shuffle" else Z[idx]
             scan, k, clean = MistakeScanner(Zo, self.margin, max_norm), -1, True
+            fixed = self.step == "fixed" and not self.trace  # the common case, inlined
             while (k := scan.next_mistake(a, k + 1)) < Zo.shape[0]:
+                clean = False
+                if fixed:
+                    a = a + self.eta * scan.rows[k]
+                    self.n_updates_ += 1
+                    continue
                 a = a + self._step_size(a, Zo[k]) * Zo[k]
                 self._record(int(idx[k]), a)
-                clean = False
             if clean:
                 return a, epoch, True
         return a, max_iter, False
