@@ -109,10 +109,13 @@ def safeguarded_gradient_step(fun, theta, loss, grad, eta, *, max_halvings=60):
     eta : float
         The step taken (``0.0`` if no step lowers the loss: flat to machine precision).
     """
+    # a rise within the loss's rounding error is not divergence (near the optimum
+    # the computed loss is flat to that level)
+    slack = 8.0 * np.finfo(float).eps * abs(loss)
     for _ in range(max_halvings):
         candidate = theta - eta * grad
         new_loss = fun(candidate)
-        if np.isfinite(new_loss) and new_loss <= loss:
+        if np.isfinite(new_loss) and new_loss <= loss + slack:
             return candidate, new_loss, eta
         eta *= 0.5
     return theta, loss, 0.0
