@@ -19,7 +19,7 @@ __all__ = ["MistakeScanner"]
 
 
 class MistakeScanner:
-    """Yield the positions (in visiting order) of the samples the current ``a`` gets wrong.
+    r"""Yield the positions (in visiting order) of the samples the current ``a`` gets wrong.
 
     Parameters
     ----------
