@@ -153,7 +153,7 @@ def _subgradient(X, y_pm, C, eta, max_iter, batch, rng, tol):
     size = n if batch == "full" else min(batch, n)
     lam = 1.0 / (C * n)
     w = np.zeros(d)
-    b = _optimal_intercept(np.zeros(n), y_pm)
+    b = 0.0
     best = (primal_objective(w, b, X, y_pm, C), w.copy(), b)
     active_sum = np.zeros(n)
     weight_sum = 0.0
