@@ -352,6 +352,16 @@ class SVC(BaseEstimator, KernelClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        elif res.tol > max(tol, 1e-3) * (1 + 1e-9):
+            R2 = float(np.max(kernel.diagonal(X))) if kernel.name != "callable" else float("nan")
+            warnings.warn(
+                f"SVC: the kernel's values reach {R2:.2g}, so float64 resolves the KKT gap "
+                f"m(alpha) - M(alpha) only to {res.tol:.3g}, above tol = {tol:g}: the solver "
+                "stopped there, and the solution is no more accurate than that. Standardise X "
+                "(or use a lower degree or a smaller gamma).",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         # the kernel object holds the formula and its parameters, no data: a
         # callable's training Gram matrix served the solver only
         self.kernel_ = kernel

@@ -870,3 +870,12 @@ def test_default_budget_bounds_an_ill_conditioned_poly_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert SVC(kernel="poly").fit(Xs, y).n_iter_ < 10_000
+
+
+def test_a_floor_above_the_default_tol_is_announced():
+    # poly degree 50: kernel values far beyond what m - M can be resolved against
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + 0.4 * rng.normal(size=80) > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match="float64 resolves the KKT gap.*Standardise X"):
+        SVC(kernel="poly", degree=50).fit(X, y)
