@@ -41,7 +41,7 @@ class MistakeScanner:
     def next_mistake(self, a, start):
         """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``."""
         Zo, rows, margin, n = self.Zo, self.rows, self.margin, self.n
-        band = margin + self.rounding * float(np.sqrt(a @ a))
+        band = None
         p = start
         while p < n:
             if self.block <= 8:
@@ -53,6 +53,8 @@ class MistakeScanner:
                 p = min(n, p + 8)
                 self.block = 16
                 continue
+            if band is None:
+                band = margin + self.rounding * float(np.sqrt(a @ a))
             q = min(n, p + self.block)
             for k in np.flatnonzero(Zo[p:q] @ a <= band).tolist():
                 if a @ rows[p + k] <= margin:  # the per-sample test decides
