@@ -413,8 +413,8 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
                 f"LinearSVM(solver='subgradient') stopped after max_iter={p['max_iter']} "
                 f"steps with a relative duality gap of {self.gap_:.2g} > tol={p['tol']:g}: "
                 f"its objective {best[0]:.6g} may exceed the optimum by "
-                + (f"up to {100 * self.gap_ / (1 - self.gap_):.3g} %. " if self.gap_ < 1 else
-                   "any factor. ")
+                + (f"up to {100 * self.gap_ / (1 - self.gap_):.3g} %. " if self.gap_ < 0.5 else
+                   "an unknown factor (the dual estimate certifies little). ")
                 + "Subgradient steps converge slowly (as 1/t at best); for the exact "
                 "optimum use solver='dcd' or SVC(kernel='linear'), or standardise X, or "
                 "increase max_iter.",
