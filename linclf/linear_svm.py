@@ -307,7 +307,11 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
     on the ball :math:`\lVert\mathbf w\rVert \le 1/\sqrt{\lambda'}` that contains the optimum
     (Shalev-Shwartz et al., 2007); a number :math:`\eta_0` gives :math:`\eta_0/\sqrt t`.
     Subgradient steps do not decrease :math:`J` monotonically, so the iterate with
-    the smallest :math:`J` seen is returned.
+    the smallest :math:`J` seen is returned, or, if better, the primal point
+    :math:`\mathbf w(\boldsymbol\alpha) = \sum_i\alpha_iy_i\mathbf x_i` of the running dual
+    estimate :math:`\boldsymbol\alpha` (the subgradients' weights :math:`C\,[y_if_i < 1]`
+    averaged over the iterations), each with its best intercept. That estimate also
+    gives the duality gap the solver stops on (``tol``).
 
     ``solver="dcd"`` is dual coordinate descent (Hsieh et al. 2008); it minimises
     :math:`J_s = J + b^2/(2s^2)` (the intercept penalised as a feature of value
