@@ -197,7 +197,8 @@ class SVC(BaseEstimator, KernelClassifierMixin):
         ``tol`` below what float64 resolves at the current iterate,
         :math:`64\,\epsilon\,(1 + \max_iK_{ii}\sum_i\alpha_i)`, is raised to that floor.
     max_iter : int, default=-1
-        Maximal number of SMO steps; ``-1``: :math:`\max(10^5, 1000N)`, chosen from the
+        Maximal number of SMO steps; ``-1``: :math:`\max(10^5, 1000N)` (:math:`10^6` for
+        ``selection="platt"``), chosen from the
         problem's size as libsvm does (a step here costs about 30 times libsvm's, so
         the budget is smaller than its :math:`\max(10^7, 100N)`). The solver also stops
         when the dual objective no longer decreases. Both end with a
@@ -331,7 +332,8 @@ class SVC(BaseEstimator, KernelClassifierMixin):
                 why = ("the dual objective stopped decreasing (no step gains more than its "
                        "rounding error): the problem is at the limit of float64")
             elif self.max_iter == -1:
-                why = (f"the default step budget max(10**5, 1000 n) = {default_budget(n)} ran out")
+                why = (f"the default step budget of {default_budget(n, self.selection)} steps "
+                       "(max(10**5, 1000 n); 10**6 for selection='platt') ran out")
             else:
                 why = f"max_iter={self.max_iter} steps ran out"
             R2 = float(np.max(kernel.diagonal(X))) if kernel.name != "callable" else None

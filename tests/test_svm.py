@@ -862,7 +862,7 @@ def test_default_budget_bounds_an_ill_conditioned_poly_fit():
     r = np.random.RandomState(0)
     X = r.normal(loc=100, size=(80, 2))
     y = r.randint(0, 2, 80)
-    with pytest.warns(ConvergenceWarning, match="budget .* ran out.*standardise X"):
+    with pytest.warns(ConvergenceWarning, match="budget of 100000 steps .* ran out.*standardise X"):
         m = SVC(kernel="poly").fit(X, y)
     assert m.n_iter_ <= default_budget(80) == 100_000
     # standardised, the same problem converges quickly

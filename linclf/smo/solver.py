@@ -56,7 +56,8 @@ def smo_solve(
         Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``, raised to the
         floor float64 can resolve (:func:`.state.tol_floor`) if that is larger.
     max_iter : int
-        Maximal number of steps; ``-1`` means ``max(10**5, 1000 n)``
+        Maximal number of steps; ``-1`` means ``max(10**5, 1000 n)`` (``10**6``
+        for ``"platt"``)
         (:func:`.state.default_budget`). The pairwise loop also stops, not
         converged, when the dual objective stalls (:data:`.state.STALL_RTOL`).
     selection : {"wss2", "mvp", "platt"}
@@ -79,7 +80,7 @@ def smo_solve(
     """
     prob = Problem(kernel, X, y, C, tol, cache_size * 2**20)
     n = prob.n
-    limit = default_budget(n) if max_iter == -1 else int(max_iter)
+    limit = default_budget(n, selection) if max_iter == -1 else int(max_iter)
     idx = np.arange(n)
     hard = np.isinf(C)
     R2 = float(np.max(prob.kdiag)) if n else 1.0
