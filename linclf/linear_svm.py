@@ -39,6 +39,11 @@ from .base import BaseEstimator, LinearClassifierMixin
 
 __all__ = ["LinearSVM", "primal_objective", "dcd_objective", "duality_gap"]
 
+#: DCD brings every shrunk variable back when the active set has converged and, as a
+#: safeguard against one shrunk too early, every PERIODIC epochs (more often costs
+#: full passes: every 10 epochs made the benchmark's fits 1.5 times slower)
+PERIODIC = 50
+
 
 def primal_objective(w, b, X, y, C):
     r""":math:`\tfrac12\lVert\mathbf w\rVert^2 + C\sum_i\max(0, 1 - y_i(\mathbf w^\top\mathbf x_i + b))` with y in {-1, +1}.
@@ -268,9 +273,9 @@ def _dual_coordinate_descent(X, y_pm, C, s, tol, max_iter, rng):
             break
         if first_spread is None:
             first_spread = pg_max - pg_min
-        if len(keep) < n and (epoch % 10 == 0 or not keep
+        if len(keep) < n and (epoch % PERIODIC == 0 or not keep
                               or pg_max - pg_min <= 1e-3 * first_spread):
-            # converged on the active set (or a periodic check): bring every variable
+            # converged on the active set (or the periodic check): bring every variable
             # back, so that a variable shrunk too early cannot stall the gap
             # converged on the active set but not on all: bring every variable back
             active = list(range(n))
