@@ -81,7 +81,8 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         * ``"gd"``: batch gradient descent on the mean squared error
           :math:`\\tfrac{1}{N}\\lVert Z\\mathbf{a}-\\boldsymbol\\beta\\rVert^2` (same
           minimiser), :math:`\\mathbf{a} \\leftarrow \\mathbf{a} - \\eta\\,\\tfrac{1}{N}Z^\\top(Z\\mathbf{a}-\\boldsymbol\\beta)`,
-          stopping when the gradient norm is below ``tol``.
+          stopping when the gradient norm is at most ``tol`` times its norm at
+          :math:`\\mathbf a = \\mathbf 0`.
         * ``"lms"``: the Widrow-Hoff (LMS) single-sample rule,
           :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\eta_k (\\beta_i - \\mathbf{a}^\\top\\mathbf{z}_i)\\mathbf{z}_i`
           over the samples in order, with the decreasing step
@@ -192,9 +193,10 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         a = np.zeros(Z.shape[1])
         self.loss_curve_ = [self._mse(Z, a, beta)]
         self.converged_ = False
+        grad_tol = self.tol * float(np.linalg.norm(Z.T @ beta)) / n  # |gradient| at a = 0
         for it in range(1, max_iter + 1):
             grad = Z.T @ (Z @ a - beta) / n
-            if np.linalg.norm(grad) <= self.tol:
+            if np.linalg.norm(grad) <= grad_tol:
                 self.converged_ = True
                 it -= 1
                 break
@@ -202,7 +204,11 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
             self.loss_curve_.append(self._mse(Z, a, beta))
         self.n_iter_ = it
         if not self.converged_:
-            warn_not_converged("LeastSquaresClassifier(solver='gd')", max_iter, "increase max_iter or eta")
+            warn_not_converged(
+                "LeastSquaresClassifier(solver='gd')", max_iter,
+                f"the gradient is still {np.linalg.norm(grad) / max(grad_tol, 1e-300) * self.tol:.2g} "
+                f"times its initial norm (tol={self.tol:g}); standardise X (a badly scaled feature "
+                "makes the step 1/L tiny for the other features), use solver='pinv', or increase max_iter")
         return a
 
     def _widrow_hoff(self, Z, beta, max_iter):
@@ -214,20 +220,31 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
                 f"i.e. eta < {2.0 / sq_norms.max():g}; use a smaller eta, eta='auto', or standardise X."
             )
         a = np.zeros(Z.shape[1])
+        n = Z.shape[0]
         self.loss_curve_ = [self._mse(Z, a, beta)]
         self.converged_ = False
+        grad_tol = self.tol * float(np.linalg.norm(Z.T @ beta)) / n  # |gradient| at a = 0
+        rel = 1.0
         for epoch in range(1, max_iter + 1):
             eta_t = eta / epoch
-            a_start = a.copy()
             for z, beta_i in zip(Z, beta):
                 a += eta_t * (beta_i - a @ z) * z
-            self.loss_curve_.append(self._mse(Z, a, beta))
-            if np.linalg.norm(a - a_start) <= self.tol * max(1.0, np.linalg.norm(a)):
+            r = Z @ a - beta
+            self.loss_curve_.append(float(r @ r) / n)
+            grad_norm = float(np.linalg.norm(Z.T @ r)) / n
+            rel = grad_norm / grad_tol * self.tol if grad_tol > 0 else 0.0
+            if grad_norm <= grad_tol:
                 self.converged_ = True
                 break
         self.n_iter_ = epoch
         if not self.converged_:
-            warn_not_converged("LeastSquaresClassifier(solver='lms')", max_iter, "increase max_iter")
+            warn_not_converged(
+                "LeastSquaresClassifier(solver='lms')", max_iter,
+                f"the gradient of the mean squared error is still {rel:.2g} times its initial "
+                f"norm (tol={self.tol:g}). The step eta/k shrinks with the epoch k and is at most "
+                f"{eta:.2g} (1/max ||z_i||^2 for eta='auto'): standardise X (a feature with a "
+                "large offset or scale makes it tiny), or use solver='pinv' for the exact "
+                "minimiser")
         return a
 
 

@@ -52,6 +52,8 @@ from .optim import (
     backtracking_line_search,
     design_matrix,
     newton_direction,
+    safeguarded_gradient_step,
+    warn_step_diverged,
     warn_stopped_above_tol,
 )
 from .special import log_sigmoid, sigmoid
@@ -177,7 +179,9 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
     max_iter : int > 0, default=100
         Maximum number of iterations.
     tol : float >= 0, default=1e-8
-        Stop when the Euclidean norm of the gradient is below ``tol``.
+        Stop when the Euclidean norm of the gradient is at most ``tol`` times its norm
+        at the start (:math:`\mathbf w = \mathbf 0`): a test relative to the scale of the
+        problem, so tiny or huge features do not make it trivial or unreachable.
 
     Attributes
     ----------
@@ -275,8 +279,11 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         losses = [loss]
         converged = stalled = False
         n_iter = 0
+        eta = float(self.eta)
+        # relative to the gradient at w = 0: the same test whatever the features' scale
+        grad_tol = self.tol * float(np.linalg.norm(grad))
         while True:
-            if np.linalg.norm(grad) < self.tol:
+            if np.linalg.norm(grad) <= grad_tol:
                 converged = True
                 break
             if self.alpha == 0 and loss < _SEPARABLE_LOSS and self._separates(theta, X, y_pm):
@@ -284,7 +291,11 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
             if n_iter >= self.max_iter:
                 break
             if self.solver == "gd":
-                theta = theta - self.eta * grad
+                theta, _, eta = safeguarded_gradient_step(
+                    lambda th: self._loss_grad(th, X, t)[0], theta, loss, grad, eta)
+                if eta == 0.0:
+                    stalled = True
+                    break
             else:
                 w, b = self._split(theta)
                 H = logistic_hessian(w, b, X, self.alpha, self.fit_intercept)
@@ -306,6 +317,9 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         self.loss_curve_ = losses
         self.converged_ = converged
         self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, y_pm))
+        diverged = self.solver == "gd" and 0.0 < eta < self.eta
+        if diverged:
+            warn_step_diverged(self, eta, converged or self.separable_)
         if self.separable_:
             warnings.warn(
                 "LogisticRegression: the training data look linearly separable "
@@ -317,9 +331,11 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        elif not self.converged_:
-            hint = "try a larger max_iter, a different eta or solver='newton'" if self.solver == "gd" else ""
-            warn_stopped_above_tol(self, float(np.linalg.norm(grad)), stalled, hint)
+        elif not self.converged_ and not diverged:
+            hint = ("the step is stable but slow: standardise X, use solver='newton', or "
+                    "a larger max_iter" if self.solver == "gd" else "")
+            warn_stopped_above_tol(self, float(np.linalg.norm(grad)) / max(grad_tol / self.tol, 1e-300)
+                                   if self.tol > 0 else float(np.linalg.norm(grad)), stalled, hint)
         return self
 
     def _separates(self, theta, X, y_pm):

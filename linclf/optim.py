@@ -17,6 +17,8 @@ from ._validation import ConvergenceWarning
 
 __all__ = [
     "LBFGSMemory",
+    "safeguarded_gradient_step",
+    "warn_step_diverged",
     "backtracking_line_search",
     "design_matrix",
     "newton_direction",
@@ -79,6 +81,71 @@ def backtracking_line_search(fun, theta, loss, grad, direction, *, c=1e-4, max_h
     return 0.0, theta, loss
 
 
+def safeguarded_gradient_step(fun, theta, loss, grad, eta, *, max_halvings=60):
+    """A gradient step ``theta - eta * grad`` that may not raise the loss: halve ``eta`` until it does not.
+
+    With a fixed step beyond ``2/L`` (``L`` the largest curvature of the loss, which grows
+    with the square of the features' scale) plain gradient descent diverges; this is the
+    guard: the first step that raises the loss (or makes it non-finite) is halved until it
+    lowers it, and the caller keeps the smaller step from then on.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(theta)`` is the loss.
+    theta : ndarray
+    loss : float
+        ``fun(theta)``.
+    grad : ndarray
+        The gradient at ``theta``.
+    eta : float
+        The step to try first.
+    max_halvings : int, default 60
+
+    Returns
+    -------
+    new_theta : ndarray
+    new_loss : float
+    eta : float
+        The step taken (``0.0`` if no step lowers the loss: flat to machine precision).
+    """
+    # a rise within the loss's rounding error is not divergence (near the optimum
+    # the computed loss is flat to that level)
+    slack = 8.0 * np.finfo(float).eps * abs(loss)
+    for _ in range(max_halvings):
+        candidate = theta - eta * grad
+        new_loss = fun(candidate)
+        if np.isfinite(new_loss) and new_loss <= loss + slack:
+            return candidate, new_loss, eta
+        eta *= 0.5
+    return theta, loss, 0.0
+
+
+def warn_step_diverged(est, eta_used, converged=True):
+    """Warn that the fixed gradient-descent step ``est.eta`` raised the loss and was reduced.
+
+    Parameters
+    ----------
+    est : estimator
+        Its ``eta`` is the step the user chose.
+    eta_used : float
+        The step gradient descent ended with.
+    converged : bool, default True
+        Whether the fit met its tolerance all the same (if not, the message says so).
+    """
+    ended = ":" if converged else (
+        f" did not converge in max_iter={est.max_iter} iterations, and")
+    warnings.warn(
+        f"{type(est).__name__}(solver='gd'){ended} the step eta={est.eta:g} makes gradient descent "
+        "diverge on these data (it raised the loss: eta exceeds 2/L, L the loss's largest "
+        "curvature, which grows with the square of the features' scale); it was halved to "
+        f"{eta_used:.3g} to keep the loss decreasing. Standardise X, or pass a smaller eta, "
+        "or use solver='newton'.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+
+
 def newton_direction(H, g):
     """Solve ``H p = -g``; fall back to least squares or to ``-g`` if that fails.
 
@@ -112,7 +179,7 @@ def warn_stopped_above_tol(est, grad_norm, stalled, hint=""):
     est : estimator
         The estimator being fitted (its ``n_iter_``, ``tol`` and ``max_iter`` are quoted).
     grad_norm : float
-        The final gradient norm.
+        The final gradient norm, relative to its norm at the start (``tol`` is relative).
     stalled : bool
         True if the line search could not lower the loss any more (rather than
         ``max_iter`` running out).
@@ -123,7 +190,8 @@ def warn_stopped_above_tol(est, grad_norm, stalled, hint=""):
     if stalled:
         msg = (
             f"{name} stopped after {est.n_iter_} iterations: the line search could not "
-            f"lower the loss any further, with the gradient norm {grad_norm:.2e} still "
+            f"lower the loss any further, with the gradient norm {grad_norm:.2e} times its "
+            "initial norm, still "
             f"above tol={est.tol}. The loss is flat to machine precision there, which "
             "usually means badly scaled features (standardise X) or a tol too small "
             "for the scale of the data"
@@ -132,7 +200,7 @@ def warn_stopped_above_tol(est, grad_norm, stalled, hint=""):
             msg += f"; {hint}"
         warnings.warn(msg + ".", ConvergenceWarning, stacklevel=3)
     else:
-        detail = f"gradient norm {grad_norm:.2e} > tol={est.tol}"
+        detail = f"gradient norm {grad_norm:.2e} times its initial norm > tol={est.tol}"
         if hint:
             detail += f"; {hint}"
         warn_not_converged(name, est.max_iter, detail)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._params import ArrayLike, Callable, Instance, Interval, Options, validate_params
+from ._scan import MistakeScanner
 from ._validation import (
     check_is_fitted,
     check_n_features,
@@ -251,13 +252,21 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         return (self.margin - a @ z) / (z @ z) + self.eta
 
     def _run_single(self, Z, a, max_iter, rng):
+        # the samples between two mistakes are scanned in blocks (see linclf._scan)
+        max_norm = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max()))
         for epoch in range(1, max_iter + 1):
-            clean = True
-            for i in _visit_order(Z.shape[0], self.order, rng):
-                if a @ Z[i] <= self.margin:
-                    a = a + self._step_size(a, Z[i]) * Z[i]
-                    self._record(int(i), a)
-                    clean = False
+            idx = _visit_order(Z.shape[0], self.order, rng)
+            Zo = Z if self.order != "shuffle" else Z[idx]
+            scan, k, clean = MistakeScanner(Zo, self.margin, max_norm), -1, True
+            fixed = self.step == "fixed" and not self.trace  # the common case, inlined
+            while (k := scan.next_mistake(a, k + 1)) < Zo.shape[0]:
+                clean = False
+                if fixed:
+                    a = a + self.eta * scan.rows[k]
+                    self.n_updates_ += 1
+                    continue
+                a = a + self._step_size(a, Zo[k]) * Zo[k]
+                self._record(int(idx[k]), a)
             if clean:
                 return a, epoch, True
         return a, max_iter, False

@@ -52,6 +52,8 @@ from .optim import (
     backtracking_line_search,
     design_matrix,
     newton_direction,
+    safeguarded_gradient_step,
+    warn_step_diverged,
     warn_stopped_above_tol,
 )
 from .special import log_softmax, softmax
@@ -177,6 +179,60 @@ def _flat_directions_projector(c, p, d, alpha, fit_intercept):
     return np.kron(np.full((c, c), 1.0 / c), np.diag(flat))
 
 
+#: Newton forms the c(d+1) square Hessian only up to this many parameters (a 32 MB
+#: matrix); beyond, it solves the Newton system by conjugate gradients on
+#: Hessian-vector products, in O(N c (d + 1)) memory.
+_DENSE_HESSIAN_MAX = 2000
+
+
+def _newton_cg_direction(W, b, X, alpha, fit_intercept, grad, flat, max_cg):
+    """Truncated Newton direction: CG on ``(H + P) p = -g`` with products ``Hv`` never forming H.
+
+    ``P`` is the projector onto the flat directions (:func:`_flat_directions_projector`),
+    applied as a class-mean on the flat columns. CG stops at a residual of
+    ``min(0.5, sqrt(|g|)) |g|`` (the forcing term of inexact Newton, superlinear near the
+    optimum) or after ``max_cg`` products; it returns a descent direction (``-g`` at worst).
+    """
+    c = W.shape[0]
+    Xa = design_matrix(X, fit_intercept)
+    P = softmax(X @ W.T + b, axis=1)
+    n, pdim = Xa.shape
+    penalised = np.zeros(pdim)
+    penalised[: X.shape[1]] = alpha
+
+    def hess_vec(v):
+        V = v.reshape(c, pdim)
+        U = Xa @ V.T  # (n, c): the change of the scores
+        JU = P * U - P * np.sum(P * U, axis=1, keepdims=True)
+        out = JU.T @ Xa / n + V * penalised
+        out += V.mean(axis=0, keepdims=True) * flat
+        return out.ravel()
+
+    g = grad
+    x = np.zeros_like(g)
+    r = -g.copy()
+    d_ = r.copy()
+    rr = float(r @ r)
+    g_norm = np.sqrt(rr)
+    stop = min(0.5, np.sqrt(g_norm)) * g_norm
+    for _ in range(max_cg):
+        if np.sqrt(rr) <= stop:
+            break
+        Hd = hess_vec(d_)
+        curv = float(d_ @ Hd)
+        if curv <= 0.0:
+            break
+        step = rr / curv
+        x += step * d_
+        r -= step * Hd
+        rr_new = float(r @ r)
+        d_ = r + (rr_new / rr) * d_
+        rr = rr_new
+    if not np.any(x) or float(g @ x) >= 0.0:
+        return -g
+    return x
+
+
 class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
     r"""Multinomial logistic (softmax) regression with an optional L2 penalty.
 
@@ -190,8 +246,11 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         ``"gd"``: gradient descent with the fixed step ``eta``. ``"lbfgs"``:
         limited-memory BFGS (the last 10 steps) with Armijo backtracking.
         ``"newton"``: Newton's method with the full :math:`c(d+1)` square
-        Hessian (for small problems) and backtracking; see the module
-        docstring for how the flat directions are handled.
+        Hessian (up to 2000 parameters; beyond, the Newton system is solved by
+        conjugate gradients on Hessian-vector products, so memory stays
+        :math:`O(Nc(d+1))`) and backtracking; see the module docstring for how
+        the flat directions are handled. ``"gd"`` halves ``eta`` (and warns) if
+        a step would raise the loss.
     alpha : float >= 0, default=0.0
         L2 regularisation strength.
     fit_intercept : bool, default=True
@@ -201,7 +260,8 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         (L-BFGS needs a few hundred iterations on badly scaled features such as
         raw iris; Newton needs about 10, gradient descent thousands)
     tol : float >= 0, default=1e-8
-        Stop when the Euclidean norm of the gradient is below ``tol``.
+        Stop when the Euclidean norm of the gradient is at most ``tol`` times its norm
+        at the start (:math:`W = 0`): a test relative to the scale of the problem.
 
     Attributes
     ----------
@@ -299,14 +359,24 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         losses = [loss]
         memory = LBFGSMemory(_LBFGS_HISTORY)
         projector = None
-        if self.solver == "newton":
+        n_par = c * (d + int(self.fit_intercept))
+        dense = n_par <= _DENSE_HESSIAN_MAX
+        if self.solver == "newton" and dense:
             projector = _flat_directions_projector(
                 c, d + int(self.fit_intercept), d, self.alpha, self.fit_intercept
             )
+        flat = np.zeros(d + int(self.fit_intercept))
+        if self.fit_intercept:
+            flat[d] = 1.0
+        if self.alpha == 0:
+            flat[:d] = 1.0
         converged = stalled = False
         n_iter = 0
+        eta = float(self.eta)
+        # relative to the gradient at W = 0: the same test whatever the features' scale
+        grad_tol = self.tol * float(np.linalg.norm(grad))
         while True:
-            if np.linalg.norm(grad) < self.tol:
+            if np.linalg.norm(grad) <= grad_tol:
                 converged = True
                 break
             if (self.alpha == 0 and loss < _SEPARABLE_LOSS
@@ -315,12 +385,19 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
             if n_iter >= self.max_iter:
                 break
             if self.solver == "gd":
-                new_theta = theta - self.eta * grad
+                new_theta, _, eta = safeguarded_gradient_step(fun, theta, loss, grad, eta)
+                if eta == 0.0:
+                    stalled = True
+                    break
             else:
-                if self.solver == "newton":
+                if self.solver == "newton" and dense:
                     W, b = self._unpack(theta, c, d)
                     H = softmax_hessian(W, b, X, self.alpha, self.fit_intercept) + projector
                     p = newton_direction(H, grad)
+                elif self.solver == "newton":
+                    W, b = self._unpack(theta, c, d)
+                    p = _newton_cg_direction(W, b, X, self.alpha, self.fit_intercept, grad,
+                                             flat, max_cg=min(n_par, 200))
                 else:
                     p = memory.direction(grad)
                 step, new_theta, _ = backtracking_line_search(fun, theta, loss, grad, p)
@@ -345,6 +422,9 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         self.loss_curve_ = losses
         self.converged_ = converged
         self.separable_ = bool(self.alpha == 0 and self._separates(theta, X, y_index, c))
+        diverged = self.solver == "gd" and 0.0 < eta < self.eta
+        if diverged:
+            warn_step_diverged(self, eta, converged or self.separable_)
         if self.separable_:
             warnings.warn(
                 "SoftmaxRegression: the training data look linearly separable "
@@ -356,14 +436,15 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        elif not converged:
+        elif not converged and not diverged:
             hint = ""
             if self.alpha == 0:
                 hint = (
                     "if some classes are separable from the others the "
                     "maximum-likelihood weights do not exist: consider alpha > 0"
                 )
-            warn_stopped_above_tol(self, float(np.linalg.norm(grad)), stalled, hint)
+            warn_stopped_above_tol(self, float(np.linalg.norm(grad)) / max(grad_tol / self.tol, 1e-300)
+                                   if self.tol > 0 else float(np.linalg.norm(grad)), stalled, hint)
         return self
 
     def decision_function(self, X):

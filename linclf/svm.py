@@ -193,9 +193,16 @@ class SVC(BaseEstimator, KernelClassifierMixin):
     coef0 : float, default=0.0
         :math:`c_0` of ``"poly"`` and ``"sigmoid"``.
     tol : float, default=1e-3
-        Stop when :math:`m(\alpha) - M(\alpha) \le` ``tol`` (see :mod:`linclf.smo`).
+        Stop when :math:`m(\alpha) - M(\alpha) \le` ``tol`` (see :mod:`linclf.smo`); a
+        ``tol`` below what float64 resolves at the current iterate,
+        :math:`64\,\epsilon\,(1 + \max_iK_{ii}\sum_i\alpha_i)`, is raised to that floor.
     max_iter : int, default=-1
-        Maximal number of SMO steps; ``-1``: no practical limit.
+        Maximal number of SMO steps; ``-1``: :math:`\max(10^5, 1000N)` (:math:`10^6` for
+        ``selection="platt"``), chosen from the
+        problem's size as libsvm does (a step here costs about 30 times libsvm's, so
+        the budget is smaller than its :math:`\max(10^7, 100N)`). The solver also stops
+        when the dual objective no longer decreases. Both end with a
+        :class:`ConvergenceWarning` that says which limit was hit.
     selection : {"wss2", "mvp", "platt"}, default="wss2"
         Working-set selection: second-order (libsvm), maximal violating pair,
         or Platt's heuristics.
@@ -318,10 +325,42 @@ class SVC(BaseEstimator, KernelClassifierMixin):
             cache_size=cache,
         )
         if not res.converged:
+            from .smo.state import default_budget
+
+            n = X.shape[0]
+            if res.stalled:
+                why = ("the dual objective stopped decreasing (no step gains more than its "
+                       "rounding error): the problem is at the limit of float64")
+            elif self.max_iter == -1:
+                why = (f"the default step budget of {default_budget(n, self.selection)} steps "
+                       "(max(10**5, 1000 n); 10**6 for selection='platt') ran out")
+            else:
+                why = f"max_iter={self.max_iter} steps ran out"
+            R2 = float(np.max(kernel.diagonal(X))) if kernel.name != "callable" else None
+            advice = []
+            if R2 is not None and not 1e-3 <= R2 <= 1e3:
+                advice.append(f"standardise X (kernel values reach {R2:.2g}: the dual is badly "
+                              "conditioned, typical of the poly or linear kernel on features "
+                              "with a large offset or scale)")
+            else:
+                advice.append("standardise X")
+            if np.isfinite(C) and C > 1e3:
+                advice.append(f"use a smaller C (C={C:g} makes the dual nearly a hard margin)")
+            advice.append("or pass a larger max_iter")
             warnings.warn(
-                f"SVC did not converge: after {res.n_iter} SMO steps (max_iter="
-                f"{self.max_iter}, selection={self.selection!r}) the KKT gap "
-                f"m(alpha) - M(alpha) = {res.gap:.3g} > tol = {tol:g}.",
+                f"SVC did not converge: after {res.n_iter} SMO steps (selection="
+                f"{self.selection!r}) {why}; the KKT gap m(alpha) - M(alpha) = {res.gap:.3g} "
+                f"> tol = {res.tol:g}. To fix it: " + ", ".join(advice) + ".",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif res.tol > max(tol, 1e-3) * (1 + 1e-9):
+            R2 = float(np.max(kernel.diagonal(X))) if kernel.name != "callable" else float("nan")
+            warnings.warn(
+                f"SVC: the kernel's values reach {R2:.2g}, so float64 resolves the KKT gap "
+                f"m(alpha) - M(alpha) only to {res.tol:.3g}, above tol = {tol:g}: the solver "
+                "stopped there, and the solution is no more accurate than that. Standardise X "
+                "(or use a lower degree or a smaller gamma).",
                 ConvergenceWarning,
                 stacklevel=2,
             )

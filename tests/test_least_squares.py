@@ -72,15 +72,31 @@ def test_gradient_descent_reaches_pinv_solution(data):
 def test_lms_converges_near_pinv_solution(data):
     X, y = data
     ref = LeastSquaresClassifier().fit(X, y)
-    lms = LeastSquaresClassifier(solver="lms", max_iter=2000, tol=1e-6).fit(X, y)
-    assert lms.converged_
-    # the decreasing step eta/k leaves a bias that shrinks like 1/k
-    np.testing.assert_allclose(lms.a_, ref.a_, atol=1e-3)
-    coarse = LeastSquaresClassifier(solver="lms", tol=1e-4).fit(X, y)
+    # tol is relative to the gradient at a = 0; the decreasing step eta/k leaves a
+    # bias that shrinks like 1/k, so LMS needs hundreds of epochs for 1e-3
+    lms = LeastSquaresClassifier(solver="lms", max_iter=2000, tol=1e-3).fit(X, y)
+    assert lms.converged_ and lms.n_iter_ < 2000
+    np.testing.assert_allclose(lms.a_, ref.a_, atol=2e-3)
+    coarse = LeastSquaresClassifier(solver="lms", tol=1e-1).fit(X, y)
     assert np.abs(coarse.a_ - ref.a_).max() > np.abs(lms.a_ - ref.a_).max()
     assert lms.loss_curve_[-1] <= lms.loss_curve_[0]
     assert lms.loss_curve_[-1] == pytest.approx(min(lms.loss_curve_), rel=1e-3)
     np.testing.assert_array_equal(lms.predict(X), ref.predict(X))
+    with pytest.warns(ConvergenceWarning, match="still .* times its initial norm"):
+        LeastSquaresClassifier(solver="lms", max_iter=50, tol=1e-6).fit(X, y)
+
+
+def test_lms_does_not_claim_convergence_on_a_tiny_step():
+    # review 2026-11-25, D3: an offset of 1e6 on one feature makes eta = 1/max||z||^2
+    # ~ 1e-12, every epoch moved a by less than tol * ||a||, and the fit reported
+    # converged_=True after 2 epochs with a near-zero model (score 0.55 vs 0.96 for pinv)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 2] += 1e6
+    with pytest.warns(ConvergenceWarning, match="standardise X"):
+        lms = LeastSquaresClassifier(solver="lms", max_iter=20).fit(X, y)
+    assert not lms.converged_ and lms.n_iter_ == 20
 
 
 def test_custom_margins_array():

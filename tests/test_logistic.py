@@ -330,3 +330,34 @@ def test_wald_table_without_intercept_and_refusals(overlapping, separable):
     # other data of the same width: the fit is not their maximum-likelihood estimate
     with pytest.raises(ValueError, match="not the maximum-likelihood fit"):
         wald_table(LogisticRegression().fit(X, y), X[::-1] + 0.5, y)
+
+
+def test_gd_does_not_diverge_and_says_why():
+    # review 2026-11-25, D9: eta=0.1 on X * 100 + 1000 took the loss from 0.69 to ~3e4 and
+    # the warning advised "a larger max_iter"
+    import warnings
+
+    from linclf import ConvergenceWarning
+
+    X = np.random.default_rng(0).normal(size=(80, 3)) * 100 + 1000
+    y = (X[:, 0] > 1000).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = LogisticRegression(solver="gd").fit(X, y)
+    curve = np.array(m.loss_curve_)
+    assert np.all(np.diff(curve) <= 1e-14 * curve[:-1]) and curve[-1] < curve[0]
+    msgs = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
+    assert len(msgs) == 1 and "diverge" in msgs[0] and "Standardise X" in msgs[0]
+    assert "smaller eta" in msgs[0] and "max_iter" not in msgs[0].split("and the step")[-1]
+
+
+def test_tol_is_relative_to_the_initial_gradient():
+    # features of size 1e-8: the gradient at w = 0 is ~1e-9, so an absolute tol=1e-8
+    # stopped at once at the zero model; a relative one goes on to the optimum
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] + 0.5 * rng.normal(size=200) > 0).astype(int)
+    big = LogisticRegression().fit(X, y)
+    tiny = LogisticRegression().fit(X * 1e-8, y)
+    assert tiny.converged_ and tiny.n_iter_ > 0
+    np.testing.assert_allclose(tiny.coef_ * 1e-8, big.coef_, rtol=1e-6)

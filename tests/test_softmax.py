@@ -229,3 +229,47 @@ def test_bad_data(blobs):
     clf = SoftmaxRegression(alpha=0.1).fit(X, y)
     with pytest.raises(ValueError, match="2 features"):
         clf.predict(np.ones((3, 5)))
+
+
+def test_gd_step_that_raises_the_loss_is_halved_with_a_warning():
+    import warnings
+
+    from linclf import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3)) * 100 + 1000
+    y = np.arange(90) % 3
+    X[:, 0] += 50 * y
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = SoftmaxRegression(solver="gd", max_iter=50).fit(X, y)
+    curve = np.array(m.loss_curve_)
+    assert np.all(np.diff(curve) <= 1e-14 * curve[:-1]) and curve[-1] < curve[0]
+    msgs = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
+    assert len(msgs) == 1 and "diverge" in msgs[0] and "Standardise X" in msgs[0]
+
+
+def test_newton_without_the_dense_hessian_matches_it(monkeypatch):
+    # review 2026-11-25, D8: 10 classes x 801 parameters formed a (8010)^2 Hessian and a
+    # kron projector as large (2 GB peak). Beyond _DENSE_HESSIAN_MAX parameters Newton
+    # solves its system by CG on Hessian-vector products; the answer is the same.
+    import linclf.softmax as sm
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 6))
+    y = np.arange(120) % 4
+    X[:, 0] += y
+    dense = SoftmaxRegression(solver="newton", alpha=0.1).fit(X, y)
+    for alpha in (0.1, 0.0):
+        monkeypatch.setattr(sm, "_DENSE_HESSIAN_MAX", 10)
+
+        def no_dense(*args, **kwargs):
+            raise AssertionError("the dense Hessian was formed")
+
+        monkeypatch.setattr(sm, "softmax_hessian", no_dense)
+        monkeypatch.setattr(sm, "_flat_directions_projector", no_dense)
+        cg = SoftmaxRegression(solver="newton", alpha=alpha).fit(X, y)
+        monkeypatch.undo()
+        assert cg.converged_
+        ref = dense if alpha else SoftmaxRegression(solver="newton", alpha=0.0).fit(X, y)
+        np.testing.assert_allclose(cg.predict_proba(X), ref.predict_proba(X), atol=1e-6)

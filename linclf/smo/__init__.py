@@ -20,6 +20,16 @@ and decrease :math:`y_j\alpha_j` only if :math:`j \in I_{low}` (the mirror set).
 the KKT conditions are :math:`m \le M` and the solver stops when :math:`m - M \le` ``tol``
 (libsvm's criterion). Any :math:`b \in [m, M]` is then a valid intercept.
 
+**Bounded cost.** ``tol`` is raised to what float64 can resolve,
+:math:`64\,\epsilon\,(1 + \max_iK_{ii}\sum_t\alpha_t)` (the size of the terms whose
+difference :math:`m - M` is), so a ``tol`` of ``1e-15`` cannot keep the solver
+chasing rounding errors; the pairwise loop stops, not converged, when the dual
+objective has not decreased by more than its rounding error over
+:math:`\max(20\,000, 10N)` steps (a stall); and ``max_iter=-1`` means
+:math:`\max(10^5, 1000N)` steps (:func:`.state.default_budget`), which bounds the
+ill-conditioned problems (a poly kernel on offset data, a huge ``C``) to seconds
+on a few hundred points.
+
 **Step.** For a pair :math:`i \in I_{up}`, :math:`j \in I_{low}` with :math:`b_{ij} = v_i - v_j > 0`,
 moving :math:`\alpha_i \mathrel{+}= y_i t`, :math:`\alpha_j \mathrel{-}= y_j t` keeps
 :math:`\mathbf y^\top\boldsymbol\alpha` fixed and changes :math:`f` by

@@ -17,7 +17,10 @@ from .state import (
     POLISH_MAX_FREE,
     POLISH_START,
     SNAP,
+    STALL_RTOL,
+    STALL_WINDOW,
     Level,
+    tol_floor,
     hard_margin_check,
     violation,
 )
@@ -45,9 +48,21 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     -------
     n_iter : int
     converged : bool
+        Also set: ``prob.stalled`` (the dual objective stopped decreasing) and
+        ``prob.tol_used`` (``tol`` raised to the floor float64 can resolve, :func:`tol_floor`).
     """
-    C, tol, tau = prob.C, prob.tol, prob.tau
+    C, tau = prob.C, prob.tau
     n = prob.n
+    tol = max(prob.tol, tol_floor(R2, float(prob.alpha.sum())))
+    prob.stalled = False
+    # the decrease of the dual objective, accumulated step by step (each step's
+    # is exact: t (v_i - v_j) - a_ij t^2 / 2), and its value at the last stall test
+    gain = 0.0
+    gain_mark = 0.0
+    f_mark = None
+    polished = False
+    stall_window = max(STALL_WINDOW, 10 * n)
+    stall_counter = stall_window
     wss2 = selection == "wss2"
     level = Level(prob, np.arange(n), root)
     shrink_every = min(n, 1000)
@@ -77,6 +92,25 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         counter -= 1
         if counter == 0:
             counter = shrink_every
+            # the smallest m - M float64 resolves grows with the size of v
+            tol = max(prob.tol, tol_floor(R2, sum(alpha) if level.idx.size == n
+                                          else float(prob.alpha.sum())))
+            stall_counter -= shrink_every
+            if stall_counter <= 0:
+                stall_counter = stall_window
+                # f = -(total decrease) since alpha = 0 (where f = 0); no decrease
+                # worth a rounding error of f in a whole window: nothing more to gain
+                # a polish in the window lowered f by an amount the steps' gains do
+                # not count: then compare f itself (O(n), once per window)
+                f_now = _dual_value(level, alpha, y, shift) if polished and level.idx.size == n else None
+                if gain - gain_mark <= STALL_RTOL * max(gain, 1e-300) and (
+                        not polished or (f_now is not None and f_mark is not None
+                                         and f_mark - f_now <= 1e-12 * abs(f_now))):
+                    prob.stalled = True
+                    break
+                gain_mark = gain
+                f_mark = f_now
+                polished = False
             level.shift = shift
             if hard:
                 level.store(prob)
@@ -95,6 +129,7 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             if polish_counter <= 0 and float(vup.max() - vlow.min()) > tol:
                 polish_counter = polish_every
                 polish_final = True
+                polished = True
                 it += polish_free_set(prob, level, alpha, V, POLISH_MAX_FREE)
 
         i = int(vup.argmax())
@@ -132,6 +167,7 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
                     # point nearer the optimum than the one SMO stopped at
                     polish_final = False
                     moved = polish_free_set(prob, level, alpha, V, POLISH_MAX_FREE)
+                    polished = True
                     if moved:
                         it += moved
                         continue
@@ -164,6 +200,7 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         if a_ij < tau:
             a_ij = tau
         t = (m - vj) / a_ij
+        b_ij = m - vj
         yi = y[i]
         yj = y[j]
         ai = alpha[i]
@@ -187,6 +224,7 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
             aj -= yj * t
         alpha[i] = ai
         alpha[j] = aj
+        gain += t * (b_ij - 0.5 * a_ij * t)
 
         # v -= t (K_i - K_j) = (t/2)(A_i - A_j) - (t/2)(K_ii - K_jj); the constant
         # goes to `shift`; one addition updates both masked copies of v
@@ -218,7 +256,16 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
     if level.idx.size < n:
         prob.reconstruct(np.setdiff1d(np.arange(n), level.idx))
     prob.n_rows = root.counter[0]
+    prob.tol_used = tol
     return it, converged
+
+
+def _dual_value(level, alpha, y, shift):
+    """The dual objective ``f = w2 / 2 - sum(alpha)`` of a level that holds every variable."""
+    a = np.asarray(alpha)
+    v = np.where(np.isfinite(level.V[0]), level.V[0], level.V[1]) + shift
+    S = float(a.sum())
+    return 0.5 * (S - float(np.dot(a * np.asarray(y), v))) - S
 
 
 def _shrink(prob, level, root, unshrunk):

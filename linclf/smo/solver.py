@@ -13,6 +13,8 @@ from .state import (
     REFINE_ROUNDS,
     TAU,
     Problem,
+    default_budget,
+    tol_floor,
     SMOResult,
     hard_margin_check,
     intercept,
@@ -51,9 +53,13 @@ def smo_solve(
     C : float
         Box bound; ``np.inf`` for the hard margin.
     tol : float
-        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
+        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``, raised to the
+        floor float64 can resolve (:func:`.state.tol_floor`) if that is larger.
     max_iter : int
-        Maximal number of steps; ``-1`` means ``max(10**7, 100 n)``.
+        Maximal number of steps; ``-1`` means ``max(10**5, 1000 n)`` (``10**6``
+        for ``"platt"``)
+        (:func:`.state.default_budget`). The pairwise loop also stops, not
+        converged, when the dual objective stalls (:data:`.state.STALL_RTOL`).
     selection : {"wss2", "mvp", "platt"}
     shrinking : bool
         Use libsvm-style shrinking (``"wss2"`` and ``"mvp"`` only).
@@ -74,7 +80,7 @@ def smo_solve(
     """
     prob = Problem(kernel, X, y, C, tol, cache_size * 2**20)
     n = prob.n
-    limit = max(10_000_000, 100 * n) if max_iter == -1 else int(max_iter)
+    limit = default_budget(n, selection) if max_iter == -1 else int(max_iter)
     idx = np.arange(n)
     hard = np.isinf(C)
     R2 = float(np.max(prob.kdiag)) if n else 1.0
@@ -90,7 +96,8 @@ def smo_solve(
         # duality gap says the objective may still be off, go on with a smaller
         # tol (warm start from the current alpha and v)
         for _ in range(REFINE_ROUNDS):
-            if hard or not converged or relative_duality_gap(prob, intercept(prob)) <= REFINE_GAP:
+            if (hard or not converged or prob.tol_used > prob.tol
+                    or relative_duality_gap(prob, intercept(prob)) <= REFINE_GAP):
                 break
             prob.tol /= REFINE_FACTOR
             more, converged = pairwise(prob, root, limit - n_iter, selection, shrinking, hard, R2,
@@ -102,9 +109,10 @@ def smo_solve(
     V = masked_v(prob.v, prob.alpha, prob.y, C)
     gap, _, _ = violation(V)
     b = intercept(prob)
+    tol_used = max(tol, tol_floor(R2, float(prob.alpha.sum())))
     # Platt's single-threshold test can stop short of m - M <= tol for
     # indefinite kernels; report that as not converged too
-    converged = converged and gap <= tol * (1 + 1e-9)
+    converged = converged and gap <= tol_used * (1 + 1e-9)
     return SMOResult(
         alpha=prob.alpha,
         v=prob.v,
@@ -113,4 +121,6 @@ def smo_solve(
         gap=float(gap),
         converged=converged,
         n_kernel_rows=prob.n_rows,
+        stalled=bool(prob.stalled),
+        tol=float(tol_used),
     )
