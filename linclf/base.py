@@ -16,7 +16,7 @@ import inspect
 
 import numpy as np
 
-from ._validation import check_is_fitted, check_n_features
+from ._validation import check_is_fitted, check_n_features, check_score_labels
 
 __all__ = ["BaseEstimator", "ClassifierMixin", "LinearClassifierMixin", "binary_decision"]
 
@@ -115,17 +115,17 @@ class ClassifierMixin:
         ----------
         X : array_like of shape (n_samples, n_features)
         y : array_like of shape (n_samples,)
+            Validated as in ``fit``: a column vector is raveled with a
+            ``DataConversionWarning``; labels of another type than ``classes_``
+            (strings for a model fitted on numbers, or the reverse) raise
+            ``ValueError``.
 
         Returns
         -------
         float
         """
-        y = np.asarray(y)
         y_pred = self.predict(X)
-        if y.shape[0] != y_pred.shape[0]:
-            raise ValueError(
-                f"X and y have inconsistent numbers of samples: {y_pred.shape[0]} and {y.shape[0]}."
-            )
+        y = check_score_labels(self, y, y_pred.shape[0])
         return float(np.mean(y_pred == y))
 
     #: True for estimators that accept exactly two classes (wrap them in

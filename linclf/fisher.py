@@ -181,7 +181,7 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
         """
         params = validate_params(self)
         reg = params["reg"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, idx = encode_labels(y, estimator="FisherLDA")
         n_classes, d = len(self.classes_), X.shape[1]
         if n_classes > 2 and self.threshold == "mean":

@@ -98,7 +98,7 @@ class KernelPerceptron(BaseEstimator, KernelClassifierMixin):
         self
         """
         validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="KernelPerceptron")
         self.kernel_ = Kernel.from_params(
             self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X=X

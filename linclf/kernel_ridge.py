@@ -100,7 +100,7 @@ class KernelRidgeClassifier(BaseEstimator, KernelClassifierMixin):
         """
         params = validate_params(self)
         lam = params["alpha"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="KernelRidgeClassifier")
         self.kernel_ = Kernel.from_params(
             self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X=X

@@ -238,7 +238,7 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
         self
         """
         p = validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="LinearSVM")
         rng = check_random_state(self.random_state)
         self.n_features_in_ = X.shape[1]

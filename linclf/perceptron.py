@@ -204,7 +204,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         self
         """
         max_iter = self._validate_params()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="Perceptron")
         Z = augment(X) * y_pm[:, None]
         a = _initial_weights(self.w_init, self.b_init, X.shape[1])
@@ -315,7 +315,7 @@ class _SurvivorMixin(BaseEstimator):
 
     def _fit_survivors(self, X, y):
         n_epochs = validate_params(self)["max_iter"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
         Z = augment(X) * y_pm[:, None]
         rng = check_random_state(self.random_state)
@@ -528,7 +528,7 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         self
         """
         max_iter = validate_params(self)["max_iter"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, t = encode_labels(y, estimator="LinearMachine")
         X_hat = augment(X)
         A = np.zeros((self.classes_.shape[0], X_hat.shape[1]))
