@@ -132,6 +132,15 @@ class ClassifierMixin:
     #: OneVsRest/OneVsOne for more); declared to scikit-learn as ``multi_class=False``.
     _binary_only = False
 
+    def _multi_class(self):
+        """Whether the current parameters accept more than two classes.
+
+        The tags scikit-learn reads come from here, so an estimator whose
+        parameters decide the matter (``FisherLDA(threshold="mean")``)
+        overrides this rather than declaring a support it then refuses.
+        """
+        return not self._binary_only
+
     def __sklearn_tags__(self):
         # Lets scikit-learn's Pipeline/GridSearchCV/clone/check_estimator treat
         # us as a classifier without linclf importing scikit-learn at runtime:
@@ -141,7 +150,7 @@ class ClassifierMixin:
         return Tags(
             estimator_type="classifier",
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(multi_class=not self._binary_only),
+            classifier_tags=ClassifierTags(multi_class=self._multi_class()),
             transformer_tags=TransformerTags() if hasattr(self, "transform") else None,
         )
 
