@@ -340,7 +340,26 @@ def check_X_y(X, y, *, name_X="X", name_y="y", estimator=None):
         _record_feature_names(estimator, X)
     X = check_array(X, name=name_X)
     y = _check_y(y, X.shape[0], name=name_y)
+    if estimator is not None:
+        _check_squares_finite(X, name_X)
     return X, y
+
+
+def _check_squares_finite(X, name="X"):
+    """Refuse training data whose sum of squares overflows float64.
+
+    Every solver forms inner products, Gram or scatter matrices of the data;
+    past about 1e154 they overflow, and numpy then fails deep inside (``SVD
+    did not converge``) or the model silently comes out as inf/NaN garbage.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.einsum("ij,ij->", X, X)
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} is too large for float64 arithmetic: its sum of squares overflows (largest "
+            f"entry {np.max(np.abs(X)):.3g}), so every inner product and scatter matrix would be "
+            "inf. Rescale it (e.g. StandardScaler, or divide by a power of ten) before fitting."
+        )
 
 
 def encode_labels(y, *, n_classes=None, estimator=None):

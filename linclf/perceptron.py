@@ -272,8 +272,8 @@ def _survivor_run(Z, eta, margin, order, rng, n_epochs, keep=True):
     Returns the augmented weight vectors ``A`` (one per row) and their survival
     counts ``c``: the number of samples each vector handled (the correction
     that created it included) before the next mistake replaced it. With
-    ``keep=False`` only the running sum :math:`\sum_m c_m\mathbf a_{(m)}` is kept,
-    and the average is returned as one vector with count :math:`\sum_m c_m`.
+    ``keep=False`` only the running sum :math:`\\sum_m c_m\\mathbf a_{(m)}` is kept,
+    and the average is returned as one vector with count :math:`\\sum_m c_m`.
     """
     a, total, c = np.zeros(Z.shape[1]), np.zeros(Z.shape[1]), 0
     vectors, counts = [], []
@@ -425,7 +425,7 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
         As in :class:`VotedPerceptron`.
     trace : bool, default=False
         Also keep every intermediate vector and its survival count. Without it
-        only the running sum :math:`\sum_m s_m\mathbf{a}_{(m)}` is kept.
+        only the running sum :math:`\\sum_m s_m\\mathbf{a}_{(m)}` is kept.
 
     Attributes
     ----------
