@@ -7,7 +7,11 @@ depending on it:
   happens in ``fit``), so :meth:`BaseEstimator.get_params` and
   :meth:`BaseEstimator.set_params` work and ``sklearn.base.clone`` can copy them;
 * ``fit`` returns ``self``; what ``fit`` learns ends in ``_``;
-* labels can be any two (or k) sortable values, kept in ``classes_``.
+* labels can be any two (or k) sortable values, kept in ``classes_``;
+* a data frame whose column names are all strings (``X.columns``, duck-typed:
+  pandas is never imported) leaves ``feature_names_in_`` after ``fit``, and
+  every method that takes ``X`` then requires the same names in the same
+  order (``ValueError`` otherwise; names on one side only warn), as scikit-learn does.
 """
 
 from __future__ import annotations

@@ -257,3 +257,11 @@ def test_data_whose_squares_overflow_are_refused(est, data):
     X, y = data
     with pytest.raises(ValueError, match="too large for float64.*Rescale"):
         est.fit(X * 1e300, y)
+
+
+def test_linear_svm_refit_by_subgradient_drops_the_dual_variables(data):
+    X, y = data
+    model = _fit(linclf.LinearSVM(solver="dcd"), X, y)
+    assert model.alpha_.shape == (80,)
+    _fit(model.set_params(solver="subgradient", max_iter=50), X, y)
+    assert not hasattr(model, "alpha_")             # a stale dcd alpha_ stayed before
