@@ -428,7 +428,7 @@ def check_known_labels(y, classes, n_samples):
     y = np.asarray(y)
     if y.shape != (n_samples,) or not np.all(np.isin(y, classes)):
         raise ValueError(
-            f"y must be a 1-D array of {n_samples} labels from {list(classes)}."
+            f"y must be a 1-D array of {n_samples} labels from {np.asarray(classes).tolist()}."
         )
     return y
 

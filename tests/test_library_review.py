@@ -103,7 +103,10 @@ def test_feature_names_are_recorded_and_checked(est, data):
     pd = pytest.importorskip("pandas")
     X, y = data
     df = pd.DataFrame(X, columns=["a", "b", "c"])
-    model = _fit(est, df, y)
+    with warnings.catch_warnings():
+        # fit must not call its own methods on the converted array and warn
+        warnings.filterwarnings("error", message=".*feature names")
+        model = _fit(est, df, y)
     assert isinstance(model.feature_names_in_, np.ndarray)
     assert model.feature_names_in_.dtype == object
     assert model.feature_names_in_.tolist() == ["a", "b", "c"]
