@@ -346,14 +346,22 @@ def check_X_y(X, y, *, name_X="X", name_y="y", estimator=None):
 
 
 def _check_squares_finite(X, name="X"):
-    """Refuse training data whose sum of squares overflows float64.
+    """Refuse training data whose sum of squares overflows or underflows float64.
 
     Every solver forms inner products, Gram or scatter matrices of the data;
     past about 1e154 they overflow, and numpy then fails deep inside (``SVD
     did not converge``) or the model silently comes out as inf/NaN garbage.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         total = np.einsum("ij,ij->", X, X)
+    if total == 0.0 and np.any(X):
+        # below about 1e-162 every square is 0, so every solver sees X = 0 and
+        # returns the majority class without a word
+        raise ValueError(
+            f"{name} is too small for float64 arithmetic: its squares underflow to 0 (largest "
+            f"entry {np.max(np.abs(X)):.3g}), so every inner product would be 0. Rescale it "
+            "(e.g. StandardScaler, or multiply by a power of ten) before fitting."
+        )
     if not np.isfinite(total):
         raise ValueError(
             f"{name} is too large for float64 arithmetic: its sum of squares overflows (largest "

@@ -268,3 +268,20 @@ def test_linear_svm_refit_by_subgradient_drops_the_dual_variables(data):
     assert model.alpha_.shape == (80,)
     _fit(model.set_params(solver="subgradient", max_iter=50), X, y)
     assert not hasattr(model, "alpha_")             # a stale dcd alpha_ stayed before
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_data_whose_squares_underflow_are_refused(est, data):
+    # X * 1e-300 made every estimator predict the majority class, silently
+    X, y = data
+    with pytest.raises(ValueError, match="too small for float64.*Rescale"):
+        est.fit(X * 1e-300, y)
+
+
+def test_kernel_ridge_does_not_share_the_callers_array(data):
+    X, y = data
+    X = X.copy()
+    model = linclf.KernelRidgeClassifier().fit(X, y)
+    before = model.decision_function(X[:5].copy())
+    X *= 10.0                                          # the caller reuses its buffer
+    np.testing.assert_array_equal(model.decision_function(X[:5] / 10.0), before)

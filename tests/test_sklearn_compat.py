@@ -120,7 +120,7 @@ def test_multiclass_wrappers_in_grid_search(meta, multi_data):
 # solver, threshold, kernel and selection rule of every public estimator runs
 # here. The epoch-based learners get a small max_iter, since the checks fit
 # random labels on which a perceptron never stops (1000 pure-Python epochs took
-# 10-80 s per estimator); SVC(kernel="poly") gets max_iter=20_000 SMO steps, as
+# 10-80 s per estimator), and so do the pure-Python LinearSVM solvers; SVC(kernel="poly") gets max_iter=20_000 SMO steps, as
 # its unbounded default ran 10^7 steps (~100 s) on check_fit_idempotent's
 # offset data (the solver fix is separate). No check is skipped or expected to
 # fail; scikit-learn itself skips check_array_api_input without SCIPY_ARRAY_API.
@@ -140,7 +140,7 @@ class _Harmonic:
 def _all_estimators():
     import linclf
 
-    short = {"max_iter": 20}
+    short = {"max_iter": 10}
     configurations = [
         linclf.FisherLDA(), linclf.FisherLDA(threshold="mean"), linclf.FisherLDA(threshold="bayes"),
         linclf.FisherLDA(reg=1e-3), linclf.FisherLDA(n_components=1),
@@ -163,7 +163,8 @@ def _all_estimators():
         linclf.SVC(), linclf.SVC(kernel="linear"), linclf.SVC(kernel="poly", max_iter=20_000),
         linclf.SVC(kernel="sigmoid", C=100.0), linclf.SVC(kernel="laplacian"),
         linclf.SVC(selection="platt"), linclf.SVC(selection="mvp", shrinking=True),
-        linclf.LinearSVM(), linclf.LinearSVM(solver="dcd"), linclf.LinearSVM(batch=5, random_state=0),
+        linclf.LinearSVM(max_iter=300), linclf.LinearSVM(solver="dcd", max_iter=100),
+        linclf.LinearSVM(batch=5, random_state=0, max_iter=300),
         linclf.KernelPerceptron(**short), linclf.KernelPerceptron(kernel="linear", **short),
         linclf.KernelPerceptron(kernel="poly", **short),
         linclf.KernelRidgeClassifier(), linclf.KernelRidgeClassifier(kernel="linear"),
