@@ -8,10 +8,14 @@
 * Self-contained pages: sphinx-thebe is loaded by Jupyter Book even with thebe
   off; its scripts carry an off-site URL (unpkg) that is never needed here, so
   they are dropped from every page.
-* Execution budget: each notebook must execute in at most
-  ``linclf_max_notebook_seconds`` (a warning, hence an error under ``-W``), and
-  the runtimes are written to ``<outdir>/../exec_times.json`` for
-  ``scripts/book.sh`` to report.
+* Execution times are reported, never enforced: a build must not fail because
+  the machine is busy. The runtimes are written to
+  ``<outdir>/../exec_times.json``, and ``scripts/book.sh`` lists the notebooks
+  over ``linclf_slow_notebook_seconds``; the speed goal itself lives in
+  ``benchmarks/bench_notebooks.py``.
+* Folded checks: a code cell tagged ``check`` (with ``hide-input``) holds the
+  asserts that verify the text; its fold carries one label on every page
+  (``CHECK_PROMPT``), so a reader knows what the closed box contains.
 * ``LINCLF_BOOK_BUILD=1`` is set for the executing kernels, so
   ``linclf.interactive`` emits static HTML sliders instead of live widgets.
 * Accessibility (``accessibility.py``, ``static/linclf.css``): the built pages
@@ -174,22 +178,30 @@ def drop_thebe_assets(app, pagename, templatename, context, doctree):
             context[key] = [a for a in context[key] if not is_thebe(a)]
 
 
-def check_execution_time(app, doctree):
-    """Warn (an error under -W) when the page's notebook ran over budget."""
+CHECK_PROMPT = "Check: the code that verifies the claims above"
+CHECK_PROMPT_HIDE = "Hide the check"
+
+
+def label_check_cells(app, doctree):
+    """Give every folded ``check`` cell the same label instead of the generic one."""
+    from docutils import nodes
+
+    for node in doctree.findall(nodes.container):
+        if node.get("nb_element") != "cell_code" or "prompt_show" not in node.attributes:
+            continue
+        tags = (node.get("cell_metadata") or {}).get("tags", [])
+        if "check" in tags:
+            node["prompt_show"] = CHECK_PROMPT
+            node["prompt_hide"] = CHECK_PROMPT_HIDE
+
+
+def report_execution_time(app, doctree):
+    """Log (never warn: -W would fail the build) a notebook that ran slowly."""
     data = getattr(app.env, "nb_metadata", {}).get(app.env.docname, {}).get("exec_data")
     if not data or data.get("runtime") is None:
         return
-    limit = app.config.linclf_max_notebook_seconds
-    if data["runtime"] > limit:
-        LOGGER.warning(
-            "notebook %s took %.1f s to execute (budget %s s)",
-            app.env.docname,
-            data["runtime"],
-            limit,
-            type="linclf",
-            subtype="exectime",
-            location=app.env.docname,
-        )
+    if data["runtime"] > app.config.linclf_slow_notebook_seconds:
+        LOGGER.info("slow notebook: %s took %.1f s to execute", app.env.docname, data["runtime"])
 
 
 def write_execution_times(app, exception):
@@ -208,7 +220,7 @@ def write_execution_times(app, exception):
 
 def setup(app):
     os.environ["LINCLF_BOOK_BUILD"] = "1"
-    app.add_config_value("linclf_max_notebook_seconds", 20.0, "env", [int, float])
+    app.add_config_value("linclf_slow_notebook_seconds", 20.0, "env", [int, float])
     # The theme adds its launch buttons at priority 501; run after it.
     app.connect("html-page-context", rewrite_launch_buttons, priority=900)
     app.connect("html-page-context", drop_thebe_assets, priority=900)
@@ -219,6 +231,7 @@ def setup(app):
     app.setup_extension("quiz")
     app.connect("build-finished", make_pages_accessible)
     app.connect("build-finished", correct_latex)
-    app.connect("doctree-read", check_execution_time)
+    app.connect("doctree-read", report_execution_time)
+    app.connect("doctree-read", label_check_cells)
     app.connect("build-finished", write_execution_times)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

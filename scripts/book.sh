@@ -8,8 +8,9 @@
 # when already installed), vendors MathJax / the widget manager / RequireJS from
 # the npm registry at pinned versions (scripts/vendor_assets.py; cached in
 # _vendor_cache/), then executes every chapter from scratch while building.
-# It prints the build's wall time and the slowest notebooks; a notebook over
-# 20 s fails the build (book_ext/linclf_book.py), as does any warning.
+# It prints the build's wall time and the slowest notebooks, and lists those
+# over 20 s; slowness never fails the build (a busy machine is no error), any
+# warning does. The speed goal lives in benchmarks/bench_notebooks.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,5 +52,8 @@ if times:
     print(f"book: {len(times)} notebooks executed, {sum(times.values()):.1f} s in total; slowest:")
     for doc, sec in slow[:8]:
         print(f"  {sec:6.1f} s  {doc}")
+    over = [doc for doc, sec in slow if sec > 20]
+    if over:
+        print(f"book: reported, not failed: {len(over)} notebook(s) over 20 s: {', '.join(over)}")
 PY
 exit $status

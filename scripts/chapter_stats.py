@@ -101,7 +101,7 @@ class Stats:
 
 
 def chapter_stats(path: Path) -> Stats:
-    nb = jupytext.read(path)
+    nb = jupytext.read(path, fmt="md:myst")
     st = Stats(path)
     starred_level = None  # heading level of the starred section we are in
     seen_star = False
@@ -117,7 +117,7 @@ def chapter_stats(path: Path) -> Stats:
                     if starred_level is None and is_starred(title):
                         starred_level, seen_star = level, True
                     elif starred_level is None and seen_star and level == 2 \
-                            and not title.lower().startswith(("summary", "exercises", "key ")):
+                            and not title.lower().startswith(("summary", "exercises", "key ", "check your understanding")):
                         st.core_after_star.append(title)
                     n = prose_words("\n".join(chunk))
                     if starred:

@@ -210,8 +210,8 @@ def test_page(docname, server, context, built_site):
 
 
 # --------------------------------------------------------------------------- #
-# A tiny book built with the real configuration: the execution-time guard must
-# fail the build, and a live ipywidgets widget must render from the vendored
+# A tiny book built with the real configuration: a slow notebook is reported
+# and does not fail the build, a check cell folds under its label, and a live ipywidgets widget must render from the vendored
 # embed manager without any off-site request.
 # --------------------------------------------------------------------------- #
 TINY_PAGE = """---
@@ -244,14 +244,14 @@ def tiny_book(tmp_path_factory):
     config["sphinx"]["local_extensions"] = {"linclf_book": str(ROOT / "book_ext")}
     sph = config["sphinx"]["config"]
     sph["html_static_path"] = [str(ROOT / "_vendor_cache" / "static")]
-    sph["linclf_max_notebook_seconds"] = 0.5
+    sph["linclf_slow_notebook_seconds"] = 0.5
     (src / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False))
     (src / "_toc.yml").write_text("format: jb-book\nroot: index\nchapters:\n  - file: widget\n")
     (src / "index.md").write_text("# Tiny book\n\nText.\n")
     (src / "widget.md").write_text(TINY_PAGE.format(
         title="A widget",
         code="import time, ipywidgets\ntime.sleep(1.0)\nipywidgets.IntSlider(value=3, min=0, max=9, description='n')",
-    ))
+    ) + "\n```{code-cell} ipython3\n:tags: [hide-input, check]\n\nassert 1 + 1 == 2\n```\n")
     proc = subprocess.run(
         [str(ROOT / ".venv" / "bin" / "jupyter-book"), "build", str(src), "-W", "-n", "--keep-going"],
         cwd=src, capture_output=True, text=True, timeout=300,
@@ -260,11 +260,25 @@ def tiny_book(tmp_path_factory):
     return src, proc
 
 
-def test_execution_budget_fails_the_build(tiny_book):
+def test_a_slow_notebook_is_reported_not_failed(tiny_book):
+    # the page sleeps 1 s against a 0.5 s threshold: a busy machine looks like this
     _, proc = tiny_book
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0, "a notebook over budget must fail the build"
-    assert re.search(r"notebook widget took [\d.]+ s to execute \(budget 0.5 s\)", out), out[-2000:]
+    assert proc.returncode == 0, out[-3000:]
+    assert re.search(r"slow notebook: widget took [\d.]+ s to execute", out), out[-2000:]
+
+
+def test_check_cells_fold_under_one_label(tiny_book):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book_ext"))
+    from linclf_book import CHECK_PROMPT
+
+    src, _ = tiny_book
+    html = (src / "_build" / "html" / "widget.html").read_text()
+    assert html.count(CHECK_PROMPT) == 1, "the check cell's fold must carry the check label"
+    after = re.sub(r"<[^>]+>", "", html.split(CHECK_PROMPT, 1)[1]).replace("&#61;", "=")
+    assert "assert 1 + 1 == 2" in after, "the check stays on the page"
 
 
 def test_live_widget_renders_from_vendored_manager(tiny_book, context):

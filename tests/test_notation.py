@@ -134,8 +134,8 @@ def test_every_solution_is_followed_by_its_checking_cell(path):
             continue
         body = following[0].group(1)
         header, _, code = body.partition("\n\n") if body.startswith(":") else ("", "", body)
-        if "remove-cell" not in header and "remove-input" not in header:
-            problems.append(f"{label}: the checking cell is not hidden (tags: [remove-cell])")
+        if not re.search(r"\bhide-input\b", header) or not re.search(r"\bcheck\b", header):
+            problems.append(f"{label}: the checking cell is not a folded check (tags: [hide-input, check])")
         first = code.strip().splitlines()[0] if code.strip() else ""
         if first.strip() != f"# checks {label}":
             problems.append(f"{label}: the checking cell must start with '# checks {label}', not {first!r}")
