@@ -34,6 +34,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 
 MAX_ARRAY_BYTES = 16 * 1024 * 1024
 MAX_STR = 20_000
@@ -101,6 +102,13 @@ def encode_value(value, _depth=0, _budget=None):
         return _encode_float(float.__float__(value))
     if isinstance(value, int) and not isinstance(value, bool):
         return encode_value(int.__index__(value), _depth, _budget)
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and type(value) is fractions.Fraction:
+        # "exact fractions" are accepted where numbers are asked: as the nearest float
+        try:
+            return _encode_float(int.__index__(value.numerator) / int.__index__(value.denominator))
+        except (OverflowError, ZeroDivisionError):
+            raise EncodeError("the returned fraction is too large") from None
     raise EncodeError(
         f"cannot check a value of type {type(value).__name__!s}; "
         "return numbers, numpy arrays, tuples/lists, or sympy expressions"
@@ -123,6 +131,10 @@ def _encode_array(np, value):
     if type(arr) is not np.ndarray:
         arr = np.asarray(arr).view(np.ndarray)
     kind = arr.dtype.kind
+    if kind == "O" and arr.ndim >= 1 and arr.size <= MAX_ITEMS:
+        # an object array (of sympy Rationals, Fractions ...): its items one by one
+        return [encode_value(v, 1) for v in arr.tolist()] if arr.ndim == 1 else \
+            [_encode_array(np, row) for row in arr]
     if kind not in "biuf":
         raise EncodeError(f"cannot check an array of dtype {arr.dtype}; use numbers")
     if arr.nbytes > MAX_ARRAY_BYTES:
@@ -383,17 +395,20 @@ class Channel:
 
 
 def _install_import_policy(policy):
-    """Refuse, at run time, the imports the set's policy forbids (linclf_grader.imports).
+    """Refuse, at run time, imports the rules forbid in this worker's exercises (linclf_grader.imports).
 
     ``linclf`` and ``linclf_grader`` become stubs (``check``/``student`` do
     nothing here): the submission never loads the library's implementations.
-    Imports made by allowed libraries themselves (numpy importing threading)
-    are not the submission's and pass.
+    An import is the submission's when the code asking for it is the
+    submission's (a cell, or a string it executes); imports made by libraries
+    themselves (scipy.stats importing scipy.optimize) are not refused.
     """
+    import builtins
     import importlib.abc
     import types
 
-    allowed = frozenset(policy["allowed"])
+    forbidden = tuple(policy.get("forbidden") or ())
+    deny = frozenset(policy.get("deny") or ())
     grading = policy["grading"]
     package = types.ModuleType("linclf")
     package.__path__ = []
@@ -409,21 +424,48 @@ def _install_import_policy(policy):
 
     stub.my_data = my_data
     sys.modules["linclf"], sys.modules[grading] = package, stub
+    import_dir = os.path.dirname(importlib.abc.__file__)
+
+    def refused(name):
+        if name.split(".", 1)[0] == grading:
+            return False
+        return name.split(".", 1)[0] in deny or any(
+            name == f or name.startswith(f + ".") for f in forbidden)
+
+    skip_codes = set()
+
+    def students(depth):
+        frame = sys._getframe(depth)
+        while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
+                                     or frame.f_code.co_filename.startswith(import_dir)
+                                     or frame.f_code in skip_codes):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename.startswith("<")
+
+    def check(name):
+        if refused(name):
+            raise ImportError(f"import of {name} is not allowed here ({policy['description']})")
 
     class Policy(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
-            frame = sys._getframe(1)
-            while frame is not None and frame.f_code.co_filename.startswith("<frozen"):
-                frame = frame.f_back
-            if frame is None or not frame.f_code.co_filename.startswith("<cell"):
-                return None
-            top = name.split(".", 1)[0]
-            if top == grading or (top in allowed and top != "linclf"):
-                return None
-            raise ImportError(f"import of {name} is not allowed in this exercise set "
-                              f"({policy['description']})")
+            if students(2):
+                check(name)
+            return None
 
+    real_import = builtins.__import__
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        # a module already loaded by a library skips the finders: check the name here too
+        if level == 0 and students(2):
+            check(name)
+            for item in fromlist or ():
+                if isinstance(item, str) and item != "*":
+                    check(f"{name}.{item}")
+        return real_import(name, globals, locals, fromlist, level)
+
+    skip_codes.add(guarded_import.__code__)
     sys.meta_path.insert(0, Policy())
+    builtins.__import__ = guarded_import
 
 
 def main():
@@ -471,6 +513,17 @@ def main():
         chan.send(_answer(req, namespace, real_stdout, real_stderr))
 
 
+def _warning_texts(caught, limit=5):
+    """Up to ``limit`` warnings as short plain strings ("RuntimeWarning: overflow ...")."""
+    out = []
+    for w in list(caught)[:limit]:
+        try:
+            out.append(f"{w.category.__name__}: {str.__str__(str(w.message))}"[:200])
+        except BaseException:
+            out.append("a warning")
+    return out
+
+
 def _answer(req, namespace, real_stdout, real_stderr):
     name = req["func"]
     fn = namespace.get(name)
@@ -483,8 +536,12 @@ def _answer(req, namespace, real_stdout, real_stderr):
     sink = CappedWriter()
     sys.stdout = sys.stderr = sink
     start = time.perf_counter()
+    caught = []
     try:
-        value = _run_limited(lambda: fn(*args, **kwargs), req.get("timeout", 10))
+        # warnings the call emits go back to the tests (a docstring may promise "no warnings")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = _run_limited(lambda: fn(*args, **kwargs), req.get("timeout", 10))
         try:
             resp["value"] = _run_limited(lambda: encode_value(value), 5)
             resp["ok"] = True
@@ -501,6 +558,7 @@ def _answer(req, namespace, real_stdout, real_stderr):
     finally:
         sys.stdout, sys.stderr = real_stdout, real_stderr
     resp["seconds"] = time.perf_counter() - start
+    resp["warnings"] = _warning_texts(caught)
     try:
         resp["output"] = str.__str__(sink.getvalue())
     except BaseException:

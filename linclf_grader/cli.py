@@ -2,9 +2,17 @@
 
 Examples
 --------
-Grade a class (GitHub Classroom clones in ``repos/*/``) with private tests::
+Grade a class from a Canvas or Moodle bulk download, or from a folder of
+``ID.ipynb`` files, with private tests (``appendices/grading.md``)::
 
-    linclf-grade repos/*/perceptron.ipynb --set perceptron --tests private/ --jobs 4 --out grades/
+    linclf-grade --canvas subs.zip --canvas-gradebook gradebook.csv --set perceptron \\
+        --tests private/ --jobs 4 --out grades/
+    linclf-grade --moodle subs.zip --moodle-worksheet worksheet.csv --set perceptron --out grades/
+    linclf-grade --folder submissions/ --set perceptron --out grades/
+
+Per-student templates and notebooks for a roster::
+
+    linclf-grade --materials roster.csv --sets all --out material/
 
 Print the plain-Python template of a set (one student's version), list a set,
 or build a Gradescope autograder::
@@ -62,6 +70,7 @@ def _parser():
                    help="largest late penalty in percent (default 100)")
     p.add_argument("--times", metavar="CSV", help="columns student,submitted (ISO 8601) for --due")
     p.add_argument("--quiet", action="store_true", help="no per-submission lines")
+    _course_options(p)
     return p
 
 
@@ -114,10 +123,13 @@ def main(argv=None):
             return 2
         print(f"wrote {zip_path}")
         return 0
-    if not args.set_name or not args.submissions:
+    if args.materials:
+        return _materials(args)
+    has_source = args.submissions or args.canvas or args.moodle or args.folder
+    if not args.set_name or not has_source:
         _parser().print_usage(sys.stderr)
-        print("linclf-grade: give SUBMISSION files and --set NAME (or --template/--gradescope-bundle)",
-              file=sys.stderr)
+        print("linclf-grade: give --set NAME and SUBMISSION files, --canvas, --moodle or --folder "
+              "(or --template/--gradescope-bundle/--materials)", file=sys.stderr)
         return 2
     try:
         exset = get_set(args.set_name)
@@ -133,16 +145,25 @@ def main(argv=None):
               file=sys.stderr)
         return 2
 
-    from .grade import summary_line, unique_labels, write_reports
+    from .grade import unique_labels, write_reports
 
     # warm the imports the graders need before forking them
     import sympy  # noqa: F401
 
     from . import symbolic  # noqa: F401
 
-    paths = [str(Path(p)) for p in args.submissions]
+    from .classroom import collect, summary, write_course_outputs
+
     try:
-        course = _course_inputs(args, exset, paths)
+        collection = collect(args, args.out)
+        if collection is not None:
+            print("\n".join(collection.report()), file=sys.stderr)
+            paths = [str(s.path) for s in collection.submissions]
+        else:
+            paths = [str(Path(p)) for p in args.submissions]
+        if not paths:
+            raise ValueError("no submission to grade")
+        course = _course_inputs(args, exset, paths, collection)
     except (ValueError, TypeError) as exc:
         print(f"linclf-grade: {exc}", file=sys.stderr)
         return 2
@@ -154,8 +175,9 @@ def main(argv=None):
     show_progress = len(jobs) > 1
 
     def report(i, done):
+        _finish(results[i], course)  # the line shows the final score
         if not args.quiet:
-            print(summary_line(results[i]), flush=True)
+            print(summary(results[i]), flush=True)
         if show_progress:
             print(f"[{done}/{len(jobs)}] {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
 
@@ -177,46 +199,133 @@ def main(argv=None):
                                   "exercises": {}, "tests": [], "cell_errors": {}, "sandbox": {},
                                   "error": f"internal grader error: {type(exc).__name__}"}
                 report(i, done)
-    for r in results:
-        _finish(r, course)
     labels = unique_labels(paths)
     csv_path = write_reports(results, labels, out, list(exset.exercises))
+    try:
+        write_course_outputs(args, exset, results, collection, out, labels)
+    except ValueError as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
     total = time.monotonic() - start
     print(f"graded {len(results)} submission(s) in {total:.1f} s "
           f"({total / max(1, len(results)):.2f} s each); wrote {csv_path}")
     return 0
 
 
-def _course_inputs(args, exset, paths):
+def _course_inputs(args, exset, paths, collection=None):
     """Student ids, overrides and late policy from the command line (validated up front)."""
-    from .course import LatePolicy, read_overrides, read_roster, read_times, student_for
+    from .course import (LatePolicy, check_known_students, read_extensions, read_overrides,
+                         read_roster, read_times, roster_students)
 
     if args.student and len(paths) > 1:
         raise ValueError("--student names one student; for a class use --roster")
-    roster = read_roster(args.roster) if args.roster else {}
-    students = []
-    for p in paths:
-        sid = args.student or student_for(p, roster)
-        if args.roster and sid is None:
-            raise ValueError(f"{p} is not in the roster {args.roster}")
-        students.append(sid)
+    if args.similarity is not None and not 0 < args.similarity <= 1:
+        raise ValueError(f"--similarity {args.similarity:g}: a fraction in (0, 1]")
+    if collection is not None:
+        if args.roster or args.student:
+            raise ValueError("--roster/--student are for SUBMISSION files; an LMS download is "
+                             "mapped by its own roster")
+        students = [s.student for s in collection.submissions]
+        known = set(collection.roster) | set(students)
+        lms_times = {s.student: s.submitted for s in collection.submissions if s.submitted}
+        sources = {s.student: s.source for s in collection.submissions}
+        lms_late = ({s.student: s.lms_late for s in collection.submissions}
+                    if collection.lms == "Canvas" else {})
+    else:
+        roster = read_roster(args.roster) if args.roster else {}
+        students = ([args.student] * len(paths) if args.student else
+                    roster_students(paths, roster, f"--roster {args.roster}"))
+        for p, sid in zip(paths, students):
+            if args.roster and sid is None:
+                raise ValueError(f"{p} is not in the roster {args.roster}")
+        known = set(roster.values()) | {s if s else Path(p).stem for p, s in zip(paths, students)}
+        lms_times, sources, lms_late = {}, {}, {}
     overrides = read_overrides(args.overrides, exset) if args.overrides else {}
-    late = times = None
+    late, times, extensions = None, {}, {}
     if args.due:
         late = LatePolicy(args.due, args.late_per_day, args.late_cap)
         times = read_times(args.times) if args.times else {}
-    elif args.times:
-        raise ValueError("--times needs --due")
-    return {"students": students, "overrides": overrides, "late": late, "times": times}
+        extensions = read_extensions(args.extensions) if args.extensions else {}
+    elif args.times or args.extensions:
+        raise ValueError("--times and --extensions need --due")
+    check_known_students(known, overrides=(args.overrides, overrides),
+                         times=(args.times, times), extensions=(args.extensions, extensions))
+    return {"students": students, "overrides": overrides, "late": late,
+            "times": {**lms_times, **times}, "extensions": extensions, "sources": sources,
+            "lms_late": lms_late}
 
 
 def _finish(result, course):
     from .course import apply_overrides
 
+    done = course.setdefault("finished", set())
+    if id(result) in done:
+        return
+    done.add(id(result))
+    sid = result.get("student") or ""
+    if sid in course["sources"]:  # the archive member graded, for a regrade request
+        result["collected_from"] = course["sources"][sid]
     if course["overrides"]:
         apply_overrides(result, course["overrides"])
     if course["late"] is not None:
-        course["late"].apply(result, course["times"].get(result.get("student") or ""))
+        course["late"].apply(result, course["times"].get(sid), course["extensions"].get(sid))
+        if sid in course["lms_late"] and not result["late"]["submitted"]:
+            result["late"]["note"] = (
+                "Canvas marked this submission late, but no submission time was given: no "
+                "penalty applied" if course["lms_late"][sid] else
+                "Canvas did not mark this submission late: no penalty")
+
+
+# --------------------------------------------------------------------------
+# course options (LMS collection, feedback, deadlines, similarity, material)
+# --------------------------------------------------------------------------
+def _course_options(p):
+    g = p.add_argument_group("course: collect from an LMS, return feedback, export grades")
+    g.add_argument("--canvas", metavar="ZIP", action="append",
+                   help="a Canvas 'Download submissions' zip (repeat for several downloads)")
+    g.add_argument("--canvas-gradebook", metavar="CSV",
+                   help="the Canvas gradebook export (Grades > Export) that maps user ids")
+    g.add_argument("--moodle", metavar="ZIP", action="append",
+                   help="a Moodle assignment's 'Download all submissions' zip")
+    g.add_argument("--moodle-worksheet", metavar="CSV",
+                   help="that assignment's grading worksheet (Identifier, Full name, ...)")
+    g.add_argument("--folder", metavar="DIR", help="a folder of ID.ipynb / ID.py files")
+    g.add_argument("--id-column", metavar="NAME",
+                   help="the roster column that holds the student id (default: Canvas SIS User "
+                        "ID, SIS Login ID, ID; Moodle ID number, Username, Email address)")
+    g.add_argument("--lms-assignment", metavar="NAME",
+                   help="the Canvas gradebook column to fill (its title or id; default: a new "
+                        "column, which Canvas turns into a new assignment)")
+    g.add_argument("--timezone", metavar="TZ", default="UTC",
+                   help="time zone of the times an LMS writes without one (default UTC)")
+    g.add_argument("--extensions", metavar="CSV",
+                   help="columns student,due (ISO 8601): that student's due date, for --due")
+    g.add_argument("--feedback", choices=("html", "md"), default="html",
+                   help="format of the per-student feedback files (default html)")
+    g.add_argument("--similarity", metavar="FRACTION", type=float, nargs="?", const=0.5,
+                   help="write the similarity report; pairs at or above FRACTION (default 0.5)")
+    g.add_argument("--materials", metavar="CSV",
+                   help="write OUT/ID/SET.py and SET.ipynb for every student of CSV (column "
+                        "student, or a Canvas gradebook export or Moodle worksheet) and every "
+                        "set of --sets, then exit (--jobs N: N processes)")
+    g.add_argument("--sets", default="all", metavar="SET,SET",
+                   help="with --materials: the sets (default all)")
+
+
+def _materials(args):
+    from .materials import read_student_list, write_materials
+
+    start = time.monotonic()
+    try:
+        students = read_student_list(args.materials, args.id_column)
+        sets = "all" if args.sets == "all" else [s.strip() for s in args.sets.split(",") if s.strip()]
+        n = write_materials(students, sets, args.out, jobs=args.jobs)
+    except ValueError as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {n} files for {len(students)} student(s) to {args.out} "
+          f"in {time.monotonic() - start:.1f} s")
+    return 0
 
 
 if __name__ == "__main__":

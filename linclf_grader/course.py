@@ -9,10 +9,16 @@ a roster never silently grades a student on somebody else's data.
 * **Overrides** (``--overrides``): columns ``student``, ``exercise``, ``points``
   and optionally ``reason``. The exercise's points are replaced by ``points``
   (between 0 and the exercise's maximum) every time the class is regraded.
-* **Late policy** (``--due``, ``--late-per-day``, ``--late-cap``, ``--times``):
-  ``--times`` has columns ``student`` and ``submitted`` (ISO 8601). A submission
-  ``t`` after the due date loses ``per_day`` percent per started day,
-  at most ``cap`` percent.
+* **Late policy** (``--due``, ``--late-per-day``, ``--late-cap``, ``--times``,
+  ``--extensions``): ``--times`` has columns ``student`` and ``submitted``
+  (ISO 8601); an LMS's own submission times (Moodle's worksheet) are used for
+  students it does not name. ``--extensions`` has columns ``student`` and ``due``:
+  that student's due date replaces ``--due``. A submission ``t`` after the
+  student's due date loses ``per_day`` percent per started day, at most ``cap``
+  percent. The penalty is computed from these files on every run, never stored.
+* **Unknown students**: an id in the overrides, times or extensions that is
+  neither in the roster nor among the graded submissions is an error (a typo
+  would otherwise silently drop a penalty or an extension).
 * **Item analysis**: one row per test and per exercise with the class's pass
   rate and mean score (``items.csv``).
 """
@@ -27,7 +33,8 @@ from pathlib import Path
 from .variants import check_student_id
 
 __all__ = ["read_roster", "read_overrides", "apply_overrides", "LatePolicy", "read_times",
-           "item_analysis", "write_items"]
+           "read_extensions", "check_known_students", "roster_students", "item_analysis",
+           "write_items"]
 
 
 def _rows(path, required):
@@ -58,8 +65,36 @@ def read_roster(path):
     for line, row in _rows(path, ("file", "student")):
         if not row["file"]:
             raise ValueError(f"{path}, line {line}, column file: empty")
+        if row["file"] in roster:
+            raise ValueError(f"{path}, line {line}, column file: {row['file']!r} is listed twice")
         roster[row["file"]] = _student(path, line, row["student"])
     return roster
+
+
+def roster_students(paths, roster, where="the roster"):
+    """The id of each of ``paths`` from ``roster``; ambiguity is an error, never a guess.
+
+    A key that is a bare file name matches every submission of that name: when
+    two submissions share it (``alice/perceptron.ipynb``, ``bob/perceptron.ipynb``)
+    the roster must name them by path. Two submissions mapped to one student are
+    an error too.
+    """
+    names = {}
+    for p in paths:
+        names.setdefault(Path(p).name, []).append(p)
+    out, owner = [], {}
+    for p in paths:
+        sid = student_for(p, roster)
+        if sid is not None and str(p) not in roster and str(Path(p).resolve()) not in roster \
+                and len(names[Path(p).name]) > 1:
+            raise ValueError(f"{where}: {Path(p).name!r} matches {len(names[Path(p).name])} "
+                             "submissions; name each by its path")
+        if sid is not None and sid in owner:
+            raise ValueError(f"{where}: {owner[sid]} and {p} are both mapped to student {sid!r}")
+        if sid is not None:
+            owner[sid] = p
+        out.append(sid)
+    return out
 
 
 def student_for(submission, roster):
@@ -123,6 +158,29 @@ def read_times(path):
             for line, row in _rows(path, ("student", "submitted"))}
 
 
+def read_extensions(path):
+    """``{student: due time}`` from a CSV with columns ``student``, ``due`` (ISO 8601)."""
+    out = {}
+    for line, row in _rows(path, ("student", "due")):
+        sid = _student(path, line, row["student"])
+        if sid in out:
+            raise ValueError(f"{path}, line {line}, column student: {sid!r} has two extensions")
+        out[sid] = parse_time(row["due"], f"{path}, line {line}, column due")
+    return out
+
+
+def check_known_students(known, **named):
+    """Raise ``ValueError`` when a CSV names a student outside ``known``.
+
+    ``named`` maps an option (``overrides=...``) to ``(path, ids)``.
+    """
+    for option, (path, ids) in named.items():
+        unknown = sorted(set(ids) - set(known))
+        if unknown:
+            raise ValueError(f"--{option} {path}: unknown student id(s) {', '.join(unknown)} "
+                             "(neither in the roster nor among the submissions)")
+
+
 class LatePolicy:
     """``per_day`` percent off per started day after ``due``, at most ``cap`` percent."""
 
@@ -138,15 +196,21 @@ class LatePolicy:
         days = math.ceil(late / 86400) if late > 0 else 0
         return days, min(self.cap, days * self.per_day)
 
-    def apply(self, result, submitted):
-        """Record the lateness in ``result`` and scale its score."""
+    def apply(self, result, submitted, due=None):
+        """Record the lateness in ``result`` and scale its score.
+
+        ``due`` is this student's due date (an extension); default the policy's.
+        """
+        due = self.due if due is None else due
         if submitted is None:
             result["late"] = {"submitted": "", "days_late": 0, "penalty_percent": 0.0,
+                              "due": due.isoformat(),
                               "note": "no submission time: no penalty applied"}
             return result
-        days, pct = self.penalty(submitted)
+        days, pct = LatePolicy(due, self.per_day, self.cap).penalty(submitted)
         result["late"] = {"submitted": submitted.isoformat(), "days_late": days,
-                          "penalty_percent": pct, "score_before": result["score"]}
+                          "penalty_percent": pct, "score_before": result["score"],
+                          "due": due.isoformat(), "extension": due != self.due}
         result["score"] = round(result["score"] * (1 - pct / 100), 6)
         return result
 

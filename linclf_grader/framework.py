@@ -14,6 +14,7 @@ See ``linclf_grader/README.md`` for how to write a set.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import importlib.util
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .values import SympyText, describe, type_name
+from .values import SympyText, describe, exact_number, type_name
 from .variants import check_student_id, literal, variant_rng
 
 
@@ -113,8 +114,12 @@ class Exercise:
     kind: str = "formula"
     variant: object = None
     hidden_tests: int = 0
+    forbid: tuple = ()
 
     def __post_init__(self):
+        if isinstance(self.forbid, str) or not all(isinstance(m, str) and m for m in self.forbid):
+            raise TypeError(f"exercise {self.name!r}: forbid must be a tuple of module names")
+        self.forbid = tuple(self.forbid)
         if self.kind not in KINDS:
             raise ValueError(f"exercise {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
         if self.variant is not None and not callable(self.variant):
@@ -147,32 +152,35 @@ class ExerciseSet:
         The chapter file stem (``"03_perceptron"``).
     preamble : str
         Imports the exercises need (written at the top of the template).
-    allow_imports : tuple of str
-        Top-level modules a submission may import besides numpy, sympy, math,
-        the pure standard library and ``linclf_grader``
-        (:mod:`linclf_grader.imports`).
+
+    What each exercise may not use is declared per exercise
+    (``exercise(..., forbid=...)``, :mod:`linclf_grader.imports`).
     """
 
-    def __init__(self, name, title, chapter, preamble="import numpy as np\n", allow_imports=()):
+    def __init__(self, name, title, chapter, preamble="import numpy as np\n"):
         self.name = name
         self.title = title
         self.chapter = chapter
         self.preamble = preamble
-        self.allow_imports = tuple(allow_imports)
         self.exercises = {}
         self._module = None
+        self._variants = {}
 
     def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError",
-                 kind="formula", variant=None, hidden_tests=0):
+                 kind="formula", variant=None, hidden_tests=0, forbid=()):
         """Declare an exercise (the function ``name``) of the given ``kind``.
 
         ``variant(rng) -> dict`` makes the exercise's data depend on the student
         id; ``hidden_tests`` is how many hidden tests the course's grading suite
-        (``exercises/solutions/SET.py``) runs on it, which ``check`` announces.
+        (``exercises/solutions/SET.py``) runs on it, which ``check`` announces;
+        ``forbid`` names the modules that would solve it besides ``linclf`` and
+        scikit-learn, which every exercise forbids (an optimiser such as
+        ``imports.OPTIMISERS`` where the exercise is to optimise).
         """
         if name in self.exercises:
             raise ValueError(f"exercise {name!r} declared twice")
-        ex = Exercise(name, title, signature, doc, stub, kind, variant, int(hidden_tests))
+        ex = Exercise(name, title, signature, doc, stub, kind, variant, int(hidden_tests),
+                      tuple(forbid))
         self.exercises[name] = ex
         return ex
 
@@ -181,10 +189,15 @@ class ExerciseSet:
         make = self.exercises[exercise].variant
         if make is None:
             raise ValueError(f"exercise {exercise!r} has no per-student variant")
-        data = make(variant_rng(self.name, exercise, student_id))
-        if not isinstance(data, dict):
-            raise TypeError(f"the variant of {exercise!r} must return a dict")
-        return data
+        key = (exercise, student_id)
+        if key not in self._variants:  # the data are a function of the id: make them once
+            data = make(variant_rng(self.name, exercise, student_id))
+            if not isinstance(data, dict):
+                raise TypeError(f"the variant of {exercise!r} must return a dict")
+            if len(self._variants) > 256:
+                self._variants.clear()
+            self._variants[key] = data
+        return copy.deepcopy(self._variants[key])
 
     @property
     def tests(self):
@@ -209,8 +222,8 @@ class ExerciseSet:
                 "Fill in each function, then grade locally with\n"
                 f"    {grade}\n"
                 "or check one function at a time in Python:\n"
-                "    from linclf_grader import check; check(function)\n"
-                '"""\n')
+                "    from linclf_grader import check; check(function)\n\n"
+                + _rules_header(self) + '"""\n')
         parts = [head, self.preamble.rstrip() + "\n"]
         for ex in self.exercises.values():
             data = None
@@ -219,6 +232,12 @@ class ExerciseSet:
             parts.append("\n\n# " + "-" * 70 + f"\n# {ex.title}\n"
                          + ex.template(data, student_id))
         return "".join(parts)
+
+
+def _rules_header(exset):
+    from .imports import rules_header
+
+    return rules_header(exset)
 
 
 def collect_tests(objects):
@@ -303,10 +322,15 @@ class StudentFunction:
         self.__name__ = name
         self._backend = backend
         self.last_call = None
+        self.last_warnings = []
 
     def __call__(self, *args, **kwargs):
         self.last_call = (args, kwargs)
-        return self._backend(self.__name__, args, kwargs)
+        try:
+            return self._backend(self.__name__, args, kwargs)
+        finally:
+            # warnings the call emitted, as short strings (see assert_no_warnings)
+            self.last_warnings = list(getattr(self._backend, "last_warnings", None) or [])
 
     def describe_last_call(self):
         if self.last_call is None:
@@ -374,7 +398,12 @@ _fail = fail
 
 
 def as_array(got, shape=None, what="the result", *, kind="numeric"):
-    """``got`` as a finite float array (of ``shape``), or fail with a clear message."""
+    """``got`` as a finite float array (of ``shape``), or fail with a clear message.
+
+    Exact answers are numbers too: sympy Rationals (alone, in a list or a Matrix)
+    and ``fractions.Fraction`` (which arrive as floats).
+    """
+    got = exact_number(got)
     if isinstance(got, (SympyText, str, dict)) or got is None:
         _fail(f"{what} should be a numpy array, got {type_name(got)}")
     if isinstance(got, np.ndarray):
@@ -398,6 +427,7 @@ def as_array(got, shape=None, what="the result", *, kind="numeric"):
 
 def as_float(got, what="the result"):
     """``got`` as a finite Python float (a number, numpy scalar or size-1 array)."""
+    got = exact_number(got)
     if isinstance(got, bool) or isinstance(got, (SympyText, str)) or got is None:
         _fail(f"{what} should be a number, got {type_name(got)}")
     if isinstance(got, np.ndarray):

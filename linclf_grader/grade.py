@@ -11,7 +11,9 @@ without being called again; a total time budget bounds the whole submission.
 
 from __future__ import annotations
 
+import ast
 import csv
+import inspect
 import hashlib
 import json
 import os
@@ -21,13 +23,17 @@ from pathlib import Path
 
 from .course import write_items
 from .framework import StudentError, get_set, load_private_tests, run_tests
-from .imports import describe_policy, violations, worker_policy
+from .imports import ALWAYS_FORBIDDEN, apply_breaches, breaches, exercise_groups, reachable_modules, worker_policy
 from .notebook import SubmissionError, read_submission
 from .sandbox import Worker, WorkerError, WorkerTimeout
+from .timeouts import CALL_TIMEOUT, calls_budget
 from .values import BadValue, decode_value, encode_args
 from .variants import check_student_id
 
 MAX_RESTARTS = 3
+# whether this sandbox can mask modules per worker (Worker(masked_modules=...)); until it
+# can, the worker's import hook alone refuses a group's forbidden modules
+_WORKER_MASKS = "masked_modules" in inspect.signature(Worker).parameters
 
 
 def repo_solutions_dir():
@@ -36,38 +42,65 @@ def repo_solutions_dir():
 
 
 class _RemoteBackend:
-    """Forward calls to the worker; restart it when it dies."""
+    """Forward each call to the worker of its exercise's group; restart a worker that dies."""
 
-    def __init__(self, worker, skip, deadline):
-        self.worker = worker
-        self.skip = skip
-        self.deadline = deadline
+    def __init__(self, workers, route, skip, budget):
+        self.workers = workers      # group key -> Worker (started lazily)
+        self.route = route          # exercise -> group key
+        self.skip = skip            # group key -> cells skipped while loading
+        self.budget = budget        # seconds of calls, counted from the end of loading
+        self.deadline = None
         self.broken = {}
         self.restarts = 0
+        self.failed = {}            # group key -> why its worker could not load the submission
+        self.last_warnings = []
+
+    def worker_for(self, name):
+        key = self.route.get(name)
+        worker = self.workers[key]
+        if key in self.failed:
+            raise WorkerError(self.failed[key])
+        if worker.proc is None or worker.proc.poll() is not None:
+            if worker.proc is not None:
+                if self.restarts >= MAX_RESTARTS:
+                    raise StudentError("not run: the worker died too often", kind="crash")
+                self.restarts += 1
+            try:
+                _start(worker, self.skip[key])
+            except WorkerError as exc:
+                self.failed[key] = str(exc)
+                raise
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.budget
+        return worker
 
     def __call__(self, name, args, kwargs):
+        self.last_warnings = []
         if name in self.broken:
             raise StudentError(f"not run: {self.broken[name]}", kind="skipped")
-        if time.monotonic() > self.deadline:
-            raise StudentError("not run: the time budget for this submission is used up",
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise StudentError("not run: the time budget for this submission's calls is used up",
                                kind="timeout")
-        if self.worker.proc is None or self.worker.proc.poll() is not None:
-            if self.restarts >= MAX_RESTARTS:
-                raise StudentError("not run: the worker died too often", kind="crash")
-            self.restarts += 1
-            _start(self.worker, self.skip)
-        if name not in self.worker.defined:
+        try:
+            worker = self.worker_for(name)
+        except WorkerError as exc:
+            self.broken[name] = f"the submission could not be loaded ({exc})"
+            raise StudentError(self.broken[name], kind="crash") from None
+        if name not in worker.defined:
             raise StudentError(f"the submission does not define {name}()", kind="missing")
         try:
-            resp = self.worker.call(name, [encode_args(a) for a in args],
-                                    {k: encode_args(v) for k, v in kwargs.items()})
+            resp = worker.call(name, [encode_args(a) for a in args],
+                               {k: encode_args(v) for k, v in kwargs.items()})
         except WorkerTimeout:
             self.broken[name] = f"an earlier call of {name}() exceeded the time limit"
             raise StudentError(f"TimeoutError: {name}() did not return within "
-                               f"{self.worker.timeout:g} s", kind="timeout") from None
+                               f"{worker.timeout:g} s", kind="timeout") from None
         except WorkerError as exc:
             self.broken[name] = f"an earlier call of {name}() stopped the worker"
             raise StudentError(f"{name}() stopped the worker: {exc}", kind="crash") from None
+        warned = resp.get("warnings")
+        self.last_warnings = [w[:200] for w in warned[:5] if isinstance(w, str)] \
+            if isinstance(warned, list) else []
         if resp.get("ok") is True:
             try:
                 return decode_value(resp.get("value"))
@@ -81,7 +114,7 @@ class _RemoteBackend:
         if error.startswith("TimeoutError: time limit exceeded"):
             self.broken[name] = f"an earlier call of {name}() exceeded the time limit"
             raise StudentError(f"TimeoutError: {name}() did not return within "
-                               f"{self.worker.timeout:g} s", kind="timeout")
+                               f"{worker.timeout:g} s", kind="timeout")
         where = resp.get("where")
         where = f" ({where})" if isinstance(where, str) and len(where) < 80 else ""
         out = resp.get("output")
@@ -101,19 +134,72 @@ def _start(worker, skip):
     raise WorkerError("the submission could not be loaded")
 
 
-def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory=1 << 30,
-                     hide=(), budget=None, student=None):
+_DUPLICATE = re.compile(r"^(?P<id>.+?)(?:\s*\(\d{1,3}\)|-\d{1,2})$")
+
+
+def student_from_filename(path):
+    """``(id, note)`` from a file name; a browser's duplicate-download suffix is removed.
+
+    ``s2026001 (1).py`` and ``s2026001-1.ipynb`` give ``s2026001`` with a note
+    saying so; any other stem is the id as it is.
+    """
+    stem = Path(path).stem
+    m = _DUPLICATE.match(stem)
+    if m and m.group("id").strip():
+        sid = m.group("id").strip()
+        return sid, (f"student id {sid!r} taken from the file name {Path(path).name!r} "
+                     "(the suffix of a repeated download was removed)")
+    return stem, ""
+
+
+def plan_workers(exset, reached):
+    """Which worker serves which exercise: ``{frozenset(masked modules): [exercise names]}``.
+
+    Exercises are grouped by their forbidden set (:func:`~linclf_grader.imports.exercise_groups`).
+    An exercise whose forbidden set is smaller joins the strictest group when it reaches
+    nothing of the packages only that group masks (``reached``: exercise -> modules), so
+    that most submissions need a single worker.
+    """
+    groups = exercise_groups(exset.exercises)
+    if len(groups) == 1:
+        return groups
+    strict = max(groups, key=len)
+    plan = {strict: list(groups[strict])}
+    tops = {m.split(".", 1)[0] for m in strict}
+    for key, names in groups.items():
+        if key == strict:
+            continue
+        for name in names:
+            mine = {m.split(".", 1)[0] for m in reached.get(name, ())}
+            if key <= strict and not (tops - {k.split(".", 1)[0] for k in key}) & mine:
+                plan[strict].append(name)
+            else:
+                plan.setdefault(key, []).append(name)
+    return plan
+
+
+def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT, memory=1 << 30,
+                     hide=(), budget=None, student=None, load_budget=120.0, isolation=None):
     """Grade one file; return the result dict (never raises for a bad submission).
 
     ``student`` is the id whose variant data the variant tests use (default:
-    the file name stem).
+    the file name stem, without a duplicate-download suffix such as `` (1)``).
+    ``timeout`` limits each call and each top-level statement while loading;
+    loading has its own budget ``load_budget`` (a statement over ``timeout`` is
+    stopped and named in the notes), and the calls together ``budget`` seconds
+    (default ``max(60, 8 * timeout)``), counted from the end of loading.
+    ``isolation`` is passed to each :class:`~linclf_grader.sandbox.Worker` when given.
     """
     started = time.monotonic()
     exset = get_set(set_name)
     tests = list(exset.tests)
     if private_tests:
         tests += load_private_tests(private_tests, exset)
-    student = Path(path).stem if student is None else student
+    notes = []
+    if student is None:
+        student, note = student_from_filename(path)
+        if note:
+            notes.append(note)
     try:
         student = check_student_id(student)
         student_error = ""
@@ -130,16 +216,19 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
         "file": str(path), "sha256": "", "set": set_name, "student": student or "", "score": 0.0,
         "max_score": float(sum(t.points for t in tests)),
         "exercises": {name: 0.0 for name in exset.exercises},
-        "tests": [], "error": "", "cell_errors": {}, "sandbox": {},
+        "tests": [], "error": "", "cell_errors": {}, "sandbox": {}, "notes": notes,
     }
     try:
-        data, cells = read_submission(path)
+        sub = read_submission(path, set_name)
     except SubmissionError as exc:
         result["error"] = str(exc)
         result["tests"] = _all_failed(tests, str(exc))
         result["seconds"] = time.monotonic() - started
         return result
-    result["sha256"] = hashlib.sha256(data).hexdigest()
+    result["sha256"] = hashlib.sha256(sub.data).hexdigest()
+    notes.extend(sub.notes)
+    syntax = syntax_errors(sub.cells)
+    result["cell_errors"].update(syntax)
     hide = [str(Path(h)) for h in hide]
     if private_tests:
         hide.append(str(private_tests))
@@ -147,52 +236,87 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=10.0, memory
     if sol.is_dir():
         hide.append(str(sol))
     hide.append(str(Path(path).resolve().parent))
-    budget = float(budget) if budget is not None else max(60.0, 8 * float(timeout))
-    banned = violations(cells, exset.exercises, exset.allow_imports)
-    policy = worker_policy(exset.allow_imports)
+    budget = float(budget) if budget is not None else calls_budget(timeout)
+    sources = [src for _, src in sub.analysed]
+    reached = reachable_modules(sources, list(exset.exercises))
+    banned = breaches(sources, exset.exercises, reached)
+    variants = None
     if student is not None:  # my_data() in the worker returns the graded student's data
-        policy["variants"] = {name: encode_args(exset.variant_data(name, student))
-                              for name, ex in exset.exercises.items() if ex.variant is not None}
-    worker = Worker(cells, hide=hide, timeout=timeout, memory=memory,
-                    cell_timeout=min(timeout, 10.0), load_budget=min(budget, 120.0),
-                    imports=policy)
-    skip = set()
+        variants = {name: encode_args(exset.variant_data(name, student))
+                    for name, ex in exset.exercises.items() if ex.variant is not None}
+    plan = plan_workers(exset, reached)
+    workers, route, skip = {}, {}, {}
+    for key, names in plan.items():
+        policy = worker_policy(key)
+        if variants is not None:
+            policy["variants"] = variants
+        options = {} if isolation is None else {"isolation": isolation}
+        if _WORKER_MASKS:  # bubblewrap masks the group's extra modules in its worker's view
+            options["masked_modules"] = tuple(sorted(key - set(ALWAYS_FORBIDDEN)))
+        workers[key] = Worker(sub.cells, hide=hide, timeout=timeout, memory=memory,
+                              cell_timeout=timeout, load_budget=load_budget, imports=policy,
+                              **options)
+        skip[key] = set()
+        route.update((n, key) for n in names)
+    backend = _RemoteBackend(workers, route, skip, budget)
     try:
-        try:
-            _start(worker, skip)
-        except WorkerError as exc:
-            result["error"] = f"the submission could not be run: {exc}"
-            result["tests"] = _all_failed(tests, result["error"])
-            return result
-        result["sandbox"] = worker.sandbox
-        backend = _RemoteBackend(worker, skip, started + budget)
         result["tests"] = run_tests(tests, backend, variant_data)
-        result["cell_errors"] = {str(k): v for k, v in worker.cell_errors.items()
-                                 if isinstance(v, str)}
-        if skip:
-            result["error"] = f"cells {sorted(skip)} hung or killed the worker and were skipped"
+        for worker in workers.values():
+            if worker.sandbox:
+                result["sandbox"] = worker.sandbox
+            for k, v in worker.cell_errors.items():
+                # a refused import is explained by the rules line of the exercise it breaches
+                if isinstance(v, str) and str(k) not in result["cell_errors"] \
+                        and "is not allowed here (" not in v:
+                    result["cell_errors"][str(k)] = v
+        if backend.failed:
+            result["error"] = ("the submission could not be run: "
+                               + "; ".join(sorted(set(backend.failed.values()))))
+        dropped = sorted(set().union(*skip.values()))
+        if dropped:
+            notes.append(f"cell(s) {', '.join(map(str, dropped))} ran over the loading budget "
+                         f"({load_budget:g} s) or stopped the worker; they were skipped")
     finally:
-        worker.close()
+        for worker in workers.values():
+            worker.close()
         result["seconds"] = round(time.monotonic() - started, 3)
-    _apply_import_policy(result, banned, exset.allow_imports)
+    for index, message in sorted(result["cell_errors"].items(), key=lambda kv: int(kv[0])
+                                 if kv[0].lstrip("-").isdigit() else 0):
+        notes.append(f"cell {index}: {message}")
+    _explain_missing(result, syntax)
+    _apply_rules(result, banned)
     result["score"] = float(sum(t["score"] for t in result["tests"]))
     for t in result["tests"]:
         result["exercises"][t["exercise"]] = result["exercises"].get(t["exercise"], 0.0) + t["score"]
     return result
 
 
-def _apply_import_policy(result, banned, extra):
-    """Zero the tests of exercises that reach a forbidden import, saying which."""
+def syntax_errors(cells):
+    """``{cell index: "SyntaxError at line L: ..."}`` of the cells that do not parse."""
+    out = {}
+    for index, source in cells:
+        try:
+            ast.parse(source)
+        except SyntaxError as exc:
+            out[str(index)] = f"SyntaxError at line {exc.lineno}: {exc.msg}"
+        except (ValueError, RecursionError, MemoryError) as exc:
+            out[str(index)] = f"cannot be parsed: {type(exc).__name__}"
+    return out
+
+
+def _explain_missing(result, syntax):
+    """A missing function in a submission with broken cells: say where to look."""
+    if not syntax:
+        return
+    where = "; ".join(f"cell {k}: {v}" for k, v in sorted(syntax.items()))
     for t in result["tests"]:
-        modules = banned.get(t["exercise"])
-        if not modules:
-            continue
-        line = (f"import policy: {t['exercise']}() can reach "
-                f"{', '.join(modules)}, which this set does not allow ({describe_policy(extra)}); "
-                "0 points for this exercise")
-        t["score"] = 0.0
-        t["status"] = "failed"
-        t["output"] = line if t.get("hidden") else (line + ("\n" + t["output"] if t.get("output") else ""))
+        if "does not define" in t.get("output", "") and not t.get("hidden"):
+            t["output"] += f" (a cell that does not parse defines nothing: {where})"
+
+
+def _apply_rules(result, banned):
+    """Zero the tests of exercises that reach a module their rules forbid, saying which."""
+    apply_breaches(result["tests"], banned)
     result["imports"] = {ex: mods for ex, mods in banned.items()}
 
 
@@ -216,8 +340,9 @@ def gradescope_results(result):
         })
     out = {"score": result["score"], "tests": tests, "visibility": "visible",
            "stdout_visibility": "hidden"}
-    if result.get("error"):
-        out["output"] = result["error"]
+    text = "\n".join([*([result["error"]] if result.get("error") else []), *result.get("notes", [])])
+    if text:
+        out["output"] = text
     return out
 
 

@@ -1,19 +1,30 @@
 """Instant feedback in a notebook: run the public tests of one exercise in-process.
 
 The student's function is called directly (it is the student's own kernel, so
-there is nothing to protect), but each returned value goes through the same
-encode/decode round trip as in the sandboxed grader, so the feedback here and
-the grade from ``linclf-grade`` agree.
+there is nothing to protect), but everything the grader applies is applied
+here the same way, so that the public points of ``check`` are the grade's
+public points: each returned value goes through the worker's encode/decode
+round trip; each call has the grader's time limit (:data:`CALL_TIMEOUT`), a call
+that runs over it stops the exercise's later calls, and the calls share the
+grader's budget; and the rules (:mod:`linclf_grader.imports`) are checked on the
+kernel's cells -- IPython's input history in a notebook, the file of the
+function in a script -- by the same function the grader uses on the file.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import sys
+import time
+import warnings
 
 from . import _worker
 from .framework import StudentError, find_exercise, get_set, run_tests
-from .timeouts import time_limit
+from .imports import apply_breaches, breaches
+from .notebook import submission_cells
+from .timeouts import CALL_TIMEOUT, calls_budget, time_limit
 from .values import BadValue, decode_value, encode_args
 from .variants import current_student
 
@@ -21,18 +32,32 @@ __all__ = ["check", "evaluate"]
 
 
 def _in_process_backend(fn, timeout):
+    broken = {}
+    deadline = time.monotonic() + calls_budget(timeout)
+
     def call(name, args, kwargs):
+        # the grader's bookkeeping: a timed-out exercise is not called again
+        if name in broken:
+            raise StudentError(f"not run: {broken[name]}", kind="skipped")
+        if time.monotonic() > deadline:
+            raise StudentError("not run: the time budget for this submission's calls is used up",
+                               kind="timeout")
+        call.last_warnings = []
         # the function gets fresh copies, exactly as it would in the worker
         args = _worker.decode_args(json.loads(json.dumps(encode_args(list(args)))))
         kwargs = _worker.decode_args(json.loads(json.dumps(encode_args(dict(kwargs)))))
         try:
-            with time_limit(timeout):
+            with warnings.catch_warnings(record=True) as caught, time_limit(timeout):
+                warnings.simplefilter("always")
                 value = fn(*args, **kwargs)
+            call.last_warnings = [f"{w.category.__name__}: {w.message}"[:200] for w in caught[:5]]
         except NotImplementedError:
             raise StudentError("not implemented yet (the stub raises NotImplementedError)",
                                kind="not-implemented") from None
         except TimeoutError:
-            raise StudentError(f"TimeoutError: no answer within {timeout:g} s", kind="timeout") from None
+            broken[name] = f"an earlier call of {name}() exceeded the time limit"
+            raise StudentError(f"TimeoutError: {name}() did not return within {timeout:g} s",
+                               kind="timeout") from None
         except Exception as exc:
             raise StudentError(f"{name}() raised {type(exc).__name__}: {exc}") from None
         try:
@@ -41,10 +66,44 @@ def _in_process_backend(fn, timeout):
         except (_worker.EncodeError, BadValue, ValueError) as exc:
             raise StudentError(f"bad return value: {exc}") from None
 
+    call.last_warnings = []
     return call
 
 
-def evaluate(target, fn=None, *, timeout=30.0, student=None):
+def kernel_cells(fn, set_name=None):
+    """The code the student ran, as the grader would read it from the saved file.
+
+    In IPython: every input of the session, in order (re-running a cell appends it
+    again; a later definition replaces an earlier one, as in the kernel).  In a
+    script: the file that defines ``fn``.  Else the source of ``fn`` alone.
+    """
+    shell = None
+    ipython = sys.modules.get("IPython")
+    if ipython is not None:
+        try:
+            shell = ipython.get_ipython()
+        except Exception:  # pragma: no cover - a broken IPython
+            shell = None
+    if shell is not None and getattr(shell, "history_manager", None) is not None:
+        raw = [(i, src) for i, src in enumerate(shell.history_manager.input_hist_raw)
+               if isinstance(src, str) and src.strip()]
+        return [src for _, src in submission_cells(b"", raw, set_name).analysed]
+    code = getattr(fn, "__code__", None)
+    filename = getattr(code, "co_filename", "")
+    if filename and os.path.isfile(filename):
+        import re
+
+        with open(filename, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        raw = [(i, p) for i, p in enumerate(re.split(r"(?m)^# %%.*$", text)) if p.strip()]
+        return [src for _, src in submission_cells(b"", raw, set_name).analysed]
+    try:
+        return [inspect.getsource(fn)]
+    except (OSError, TypeError):
+        return []
+
+
+def evaluate(target, fn=None, *, timeout=CALL_TIMEOUT, student=None, cells=None):
     """Run the public tests of one exercise on ``fn``; return the result dicts.
 
     Parameters
@@ -55,6 +114,8 @@ def evaluate(target, fn=None, *, timeout=30.0, student=None):
     student : str, optional
         The id whose data the variant tests use (default: the one set with
         :func:`~linclf_grader.student`).
+    cells : list of str, optional
+        The code the rules are checked on (default: :func:`kernel_cells`).
     """
     if callable(target) and fn is None:
         fn, target = target, getattr(target, "__name__", "")
@@ -70,10 +131,15 @@ def evaluate(target, fn=None, *, timeout=30.0, student=None):
                              'student("YOUR-ID")')
         return exset.variant_data(name, sid)
 
-    return exercise, run_tests(tests, _in_process_backend(fn, timeout), variant_data)
+    results = run_tests(tests, _in_process_backend(fn, timeout), variant_data)
+    if cells is None:
+        cells = kernel_cells(fn, exset.name)
+    # the grader calls the function by the exercise's name: the rules look it up by that name
+    apply_breaches(results, breaches(cells, {exercise.name: exercise}))
+    return exercise, results
 
 
-def check(target, fn=None, *, timeout=30.0):
+def check(target, fn=None, *, timeout=CALL_TIMEOUT):
     """Check one exercise against its public tests and print what is wrong.
 
     Use it right after writing the function: ``check(perceptron_update)``.

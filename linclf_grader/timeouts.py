@@ -6,6 +6,14 @@ import contextlib
 import signal
 import threading
 
+#: time limit of one call of a student's function, in seconds (grader and check())
+CALL_TIMEOUT = 10.0
+
+
+def calls_budget(timeout):
+    """Seconds all calls of one submission may take together (loading not counted)."""
+    return max(60.0, 8 * float(timeout))
+
 
 @contextlib.contextmanager
 def time_limit(seconds):

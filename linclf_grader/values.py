@@ -107,8 +107,37 @@ def _decode_array(obj):
         raise BadValue("array data does not match its shape")
     arr = np.frombuffer(raw, dtype=dt).reshape(shape).astype(dt.newbyteorder("="))
     if obj.get("scalar") is True and arr.ndim == 0:
-        return arr[()]
+        # a numpy bool where a bool is asked (n_mistakes == 0) is a bool
+        return bool(arr[()]) if arr.dtype.kind == "b" else arr[()]
     return arr
+
+
+def exact_number(got):
+    """A sympy number or Matrix of numbers returned where numbers are asked, as floats.
+
+    Returns ``got`` unchanged when it is not such an answer (then the caller's
+    message applies).
+    """
+    if isinstance(got, list):
+        return [exact_number(v) for v in got]
+    if not isinstance(got, SympyText):
+        return got
+    from .symbolic import UnsafeExpression, parse_expr_safely  # only now: it imports sympy
+
+    try:
+        expr = parse_expr_safely(str(got))
+    except UnsafeExpression:
+        return got
+    try:
+        if getattr(expr, "is_Matrix", False):
+            if all(getattr(v, "is_number", False) and v.is_real for v in expr):
+                return np.array(expr.tolist(), dtype=np.float64).reshape(
+                    expr.shape if 1 not in expr.shape else (-1,))
+        elif getattr(expr, "is_number", False) and expr.is_real:
+            return float(expr)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    return got
 
 
 def describe(value, limit=200):

@@ -26,6 +26,7 @@ fork of the book is one edit there. The MyST sources carry no such cell.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -152,6 +153,28 @@ def expected_notebooks() -> dict[Path, str]:
     return out
 
 
+def expected_book_cells() -> str:
+    """The text of ``linclf_grader/book_cells.json``: the book's own code cells of every
+    exercise page, which the grader recognises in a submitted notebook (and never runs
+    when the page hides them)."""
+    from linclf_grader import get_set
+    from linclf_grader.notebook import page_book_cells
+
+    out = {}
+    for src in sorted((ROOT / "exercises").glob("*.md")):
+        if not is_notebook_source(src):
+            continue
+        signatures = [ex.signature for ex in get_set(src.stem).exercises.values()]
+        out[src.stem] = page_book_cells(src.read_text(encoding="utf-8"), signatures)
+    return json.dumps(out, indent=1, sort_keys=True) + "\n"
+
+
+def book_cells_path() -> Path:
+    from linclf_grader.notebook import BOOK_CELLS
+
+    return BOOK_CELLS
+
+
 def stale_notebooks() -> list[Path]:
     """Notebooks that are missing or differ from what their source generates."""
     return [
@@ -176,6 +199,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         stale, orphans = stale_notebooks(), orphan_notebooks()
+        if not book_cells_path().is_file() or book_cells_path().read_text() != expected_book_cells():
+            stale.append(book_cells_path())
         for path in stale:
             print(f"out of step: {path.relative_to(ROOT)}")
         for path in orphans:
@@ -192,6 +217,11 @@ def main(argv=None) -> int:
             path.write_text(text, encoding="utf-8")
             written += 1
             print(f"wrote {path.relative_to(ROOT)}")
+    book = expected_book_cells()
+    if not book_cells_path().is_file() or book_cells_path().read_text(encoding="utf-8") != book:
+        book_cells_path().write_text(book, encoding="utf-8")
+        written += 1
+        print(f"wrote {book_cells_path().relative_to(ROOT)}")
     for path in orphan_notebooks():
         path.unlink()
         print(f"removed {path.relative_to(ROOT)} (its source is gone)")

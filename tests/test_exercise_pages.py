@@ -32,6 +32,37 @@ def test_page_has_a_stub_and_a_check_per_exercise(set_name):
 
 
 @pytest.mark.parametrize("set_name", SETS)
+def test_page_states_the_rules_of_every_exercise(set_name):
+    """The rules on the page are written from the declarations and cannot drift."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from sync_exercise_rules import page_with_rules
+
+    from linclf_grader.imports import rule_text
+
+    text = (ROOT / "exercises" / f"{set_name}.md").read_text()
+    assert page_with_rules(set_name, text) == text, "run scripts/sync_exercise_rules.py"
+    cells = page_cells(ROOT / "exercises" / f"{set_name}.md")
+    for ex in get_set(set_name).exercises.values():
+        before = text[: text.index("```{code-cell} ipython3\n" + ex.signature)]
+        assert before.rstrip().endswith(f"*{rule_text(ex)}*")
+    assert "**Rules.**" in text and cells
+
+
+def test_the_graders_list_of_the_books_cells_is_in_step_with_the_pages():
+    """The grader recognises the book's cells of a submitted notebook by their text on the
+    page (linclf_grader/book_cells.json, written by scripts/sync_notebooks.py)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import sync_notebooks
+
+    from linclf_grader.notebook import BOOK_CELLS, book_cells
+
+    assert BOOK_CELLS.read_text() == sync_notebooks.expected_book_cells()
+    skip, run = book_cells("perceptron")
+    assert any("from linclf.perceptron import Perceptron" in c for c in skip)
+    assert "check(perceptron_update)" in run
+
+
+@pytest.mark.parametrize("set_name", SETS)
 def test_page_runs_top_to_bottom_with_stubs(set_name):
     cells = [clean_source(c) for c in page_cells(ROOT / "exercises" / f"{set_name}.md")]
     code = "ns = {}\n" + "".join(f"exec(compile({c!r}, 'cell', 'exec'), ns)\n" for c in cells)

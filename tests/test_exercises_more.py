@@ -321,9 +321,10 @@ def test_small_dual_alpha_is_the_exact_kkt_solution():
 def test_soft_margin_alpha_of_the_public_test_is_optimal():
     from linclf_grader.sets import duality as dset
 
-    alpha, w, b = _exact_hard_or_soft_dual(dset.X_S.astype(int).tolist(), dset.Y_S.astype(int).tolist(), C=1)
+    X_exact = [[sp.Rational(str(v)) for v in row] for row in dset.X_S]   # halves: exact rationals
+    alpha, w, b = _exact_hard_or_soft_dual(X_exact, dset.Y_S.astype(int).tolist(), C=1)
     assert np.allclose([float(v) for v in alpha], dset.ALPHA_S, rtol=1e-15)
-    assert list(w) == [sp.Rational(2, 3), sp.Rational(2, 9)] and b == -1
+    assert list(w) == [sp.Rational(2, 7), sp.Rational(4, 7)] and b == sp.Rational(-3, 7)
     from linclf import SVC
 
     svm = SVC(C=1.0, kernel="linear", tol=1e-10).fit(dset.X_S, dset.Y_S)

@@ -153,15 +153,19 @@ def test_args_encoding_gives_fresh_arrays():
 # notebooks
 # --------------------------------------------------------------------------
 def test_clean_source_drops_ipython_syntax():
-    assert clean_source("%%time\nx = 1") == ""
+    # a cell magic that wraps Python runs its body once; one that does not is dropped
+    assert clean_source("%%time\nx = 1") == "\nx = 1"
+    assert clean_source("%%timeit -n 3\nx = 1") == "\nx = 1"
+    assert clean_source("%%bash\nls") == ""
     assert clean_source("%matplotlib inline\n!ls\nx = 1\nnp.sum?") == "\n\nx = 1\n"
+    assert clean_source("%time y = f(2)\nfiles = !ls") == "y = f(2)\n"
 
 
 def test_notebook_cells_and_errors(tmp_path):
     nb = {"cells": [{"cell_type": "markdown", "source": "# hi"},
                     {"cell_type": "code", "source": ["x = 1\n", "%time y = 2"]},
                     {"cell_type": "code", "source": 42}, "junk"], "nbformat": 4}
-    assert notebook_cells(json.dumps(nb).encode()) == [(1, "x = 1\n")]
+    assert notebook_cells(json.dumps(nb).encode()) == [(1, "x = 1\ny = 2")]
     with pytest.raises(SubmissionError):
         notebook_cells(b"not json")
     bad = tmp_path / "a.txt"

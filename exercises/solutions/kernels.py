@@ -53,7 +53,8 @@ IS_KERNEL = {
     "min(x, x')": True,              # integral of indicator products
     "max(x, x')": False,             # points 0, 1: det [[0, 1], [1, 1]] = -1
     "||x - x'||**2": False,          # zero diagonal
-    "(x @ x' - 1)**2": True,         # phi = (x (x) x, -sqrt(2) x, 1)
+    "(x @ x' - 1)**2": False,        # x = 1, x' = -1 (d = 1): Gram [[0, 4], [4, 0]], eigenvalue -4
+                                     # (the map (x (x) x, -sqrt(2) x, 1) gives (x.x' + 1)^2)
     "cos(x - x')": True,             # cos x cos x' + sin x sin x'
 }
 
@@ -96,22 +97,38 @@ HIDDEN_ASKED = ["exp(k1) - 1", "k1**2 - k1", "(k1 + 2)**3", "k1(x, x') / sqrt(k1
                 "(x @ x' - 1)**2", "cos(x - x')"]
 
 
-@test("kernels.kernel_closure", points=2, hidden=True, visibility="after_due_date")
-def test_hidden_closure_the_other_candidates(f):
-    """The candidates the public tests do not ask, including the traps (x.x' - 1)^2 (a kernel,
-    although k - 1 is not) and k1^2 - k1 (a polynomial with a negative coefficient)."""
-    from linclf_grader.sets.kernels import _answers
+def _closure_test(candidate):
+    def test_hidden_closure(f):
+        from linclf_grader.sets.kernels import _answers
 
-    got = _answers(f(HIDDEN_ASKED), len(HIDDEN_ASKED))
-    assert_equal(got, kernel_closure(HIDDEN_ASKED), "the answers")
+        got = _answers(f([candidate]), 1)
+        if bool(got[0]) != IS_KERNEL[candidate]:
+            raise AssertionError(f"the answer for {candidate} is wrong")
+    test_hidden_closure.__name__ = f"test_hidden_closure_{len(_HIDDEN_CLOSURE)}"
+    return test("kernels.kernel_closure", points=0.2, hidden=True, visibility="after_due_date",
+                name=f"kernel_closure: hidden candidate {candidate}")(test_hidden_closure)
+
+
+# one test per candidate the public tests do not ask: a wrong answer costs that candidate's
+# 0.2 points, not the whole exercise. The traps: (x.x' - 1)^2 is not a kernel (x = 1, x' = -1
+# in d = 1 gives the Gram matrix [[0, 4], [4, 0]]), k1^2 - k1 has a negative coefficient,
+# exp(k1) - 1 and 1 / (1 - k1) are power series with non-negative coefficients
+_HIDDEN_CLOSURE = []
+for _candidate in HIDDEN_ASKED:
+    _HIDDEN_CLOSURE.append(_closure_test(_candidate))
+    globals()[_HIDDEN_CLOSURE[-1].__name__] = _HIDDEN_CLOSURE[-1]
 
 
 @test("kernels.kernel_closure", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_closure_all_in_another_order(f):
+    """Every candidate, asked in reverse order: the answers must follow the candidates, not their
+    positions (whether they are right is scored per candidate above and by the public tests)."""
     from linclf_grader.sets.kernels import CANDIDATES, _answers
 
-    asked = list(reversed(CANDIDATES))
-    assert_equal(_answers(f(asked), len(asked)), kernel_closure(asked), "the answers")
+    forward = _answers(f(list(CANDIDATES)), len(CANDIDATES))
+    backward = _answers(f(list(reversed(CANDIDATES))), len(CANDIDATES))
+    if not np.array_equal(forward, backward[::-1]):
+        raise AssertionError("the answers depend on the order in which the candidates are asked")
 
 
 def _hidden_kp_check(f, K, y, max_epochs):
@@ -209,6 +226,10 @@ WRONG = {
         "no sqrt(2) on the cross terms": _map_wrong(
             lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x3, x1**2, x2**2, x3**2,
                                                                      x1 * x2, x1 * x3, x2 * x3])),
+        "a repeated coordinate (10 features, x3 split in two)": _map_wrong(
+            lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x3 / sp.sqrt(2), x3 / sp.sqrt(2), x1**2,
+                                                                     x2**2, x3**2, sp.sqrt(2) * x1 * x2,
+                                                                     sp.sqrt(2) * x1 * x3, sp.sqrt(2) * x2 * x3])),
         "the 2-D map": _map_wrong(
             lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x1**2, sp.sqrt(2) * x1 * x2,
                                                                      x2**2])),

@@ -189,7 +189,15 @@ def _form_wrong(kind):
     return wrong
 
 
+def _bits_where(m):
+    # both branches for every m: exp overflows in the discarded one
+    return np.where(m >= 0, np.log1p(np.exp(-m)), -m + np.log1p(np.exp(m))) / np.log(2.0)
+
+
 WRONG = {
+    "logistic_loss_bits": {
+        "np.where over both branches (overflow warnings)": _bits_where,
+    },
     "conditional_risk_minimiser": {
         "half the log-odds for every loss": _minimiser_wrong("half log-odds"),
         "the squared loss's 2q - 1 for every loss": _minimiser_wrong("2q - 1"),

@@ -47,6 +47,15 @@ def second_order_gain():
     return y2 * (E1 - E2) * d - kappa * d**2 / 2
 
 
+def _snap(a, C, eps=1e-12):
+    """``a`` set exactly to 0 or C when it is within round-off (``eps * C``) of it."""
+    if a < eps * C:
+        return 0.0
+    if a > C * (1 - eps):
+        return float(C)
+    return a
+
+
 def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
     alpha = np.zeros(len(y))
     F = -y.astype(float)                 # E_i - b = sum_j alpha_j y_j K_ij - y_i
@@ -69,6 +78,9 @@ def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
         L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C)
         a2n = min(max(a2 + y[j] * (F[i] - F[j]) / kappa, L), H)
         a1n = a1 + y[i] * y[j] * (a2 - a2n)
+        # a multiplier a rounding error away from a bound counts as free and makes the pair
+        # (i, j) the maximal violating one again with a zero-length step: put it on the bound
+        a1n, a2n = _snap(a1n, C), _snap(a2n, C)
         alpha[i], alpha[j] = a1n, a2n
         F += (a1n - a1) * y[i] * K[i] + (a2n - a2) * y[j] * K[j]
     up, low = index_sets()
@@ -139,6 +151,48 @@ def test_hidden_smo_against_linclf(f):
     assert np.array_equal(np.sign(f_got[clear]), np.sign(f_twin[clear]))
 
 
+def _duplicates_of_opposite_labels():
+    """The student trial's 43 points: 40 noisy points and copies of the first three with the
+    other label (linear kernel, C = 1). A multiplier 1 - 1.1e-16 that is not snapped to C
+    counts as free and the maximal violating pair repeats with zero-length steps: Psi stays
+    near -11.29, while the optimum is -20.1547 (scipy's SLSQP agrees, tests/test_answer_keys.py)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 1.0, -1.0)
+    return np.r_[X, X[:3]], np.r_[y, -y[:3]]
+
+
+@test("smo.smo_solver", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_smo_snaps_to_the_bounds(f):
+    """Round-off next to a bound must not stall the solver (the docstring's snapping rule)."""
+    from linclf_grader.sets.smo import check_solution, smo_twin
+
+    X, y = _duplicates_of_opposite_labels()
+    K = X @ X.T
+    psi = smo_twin(K, y, 1.0)[2]
+    check_solution(f(K, y, 1.0, 1e-8, max_steps=5000), K, y, 1.0, psi)
+
+
+def indefinite_kernel():
+    """12 points and the sigmoid kernel tanh(0.8 x.x' - 0.5), which is not PSD (smallest
+    eigenvalue -3.35): some pairs have kappa < 0. Without a floor on kappa the step goes
+    uphill, is clipped to the wrong end, and the solver stalls far from any KKT point."""
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(12, 2)), 2)
+    y = np.where(np.arange(12) < 6, 1.0, -1.0)
+    return np.tanh(0.8 * X @ X.T - 0.5), y
+
+
+@test("smo.smo_solver", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_smo_negative_curvature(f):
+    """An indefinite kernel: the dual is not convex, so any KKT point (a local minimum) is
+    accepted; the solver must reach one within 5000 steps."""
+    from linclf_grader.sets.smo import check_solution
+
+    K, y = indefinite_kernel()
+    check_solution(f(K, y, 1.0, 1e-8, max_steps=5000), K, y, 1.0, None)
+
+
 # --------------------------------------------------------------------------
 # typical wrong answers
 # --------------------------------------------------------------------------
@@ -152,7 +206,7 @@ def _gain_wrong(kind):
     return wrong
 
 
-def _smo_wrong(clip=True, b_zero=False, max_steps=None):
+def _smo_wrong(clip=True, b_zero=False, max_steps=None, snap=True, floor=True):
     def wrong(K, y, C, tol=1e-3, max_steps_=100_000):
         alpha, F = np.zeros(len(y)), -y.astype(float)
         for _ in range(max_steps or max_steps_):
@@ -162,13 +216,17 @@ def _smo_wrong(clip=True, b_zero=False, max_steps=None):
             j = np.flatnonzero(low)[np.argmax(F[low])]
             if F[j] - F[i] <= tol:
                 break
-            kappa = max(K[i, i] + K[j, j] - 2 * K[i, j], 1e-12)
+            kappa = K[i, i] + K[j, j] - 2 * K[i, j]
+            kappa = max(kappa, 1e-12) if floor else kappa
             a1, a2 = alpha[i], alpha[j]
-            a2n = a2 + y[j] * (F[i] - F[j]) / kappa
+            with np.errstate(divide="ignore", invalid="ignore"):
+                a2n = a2 + y[j] * (F[i] - F[j]) / kappa
             if clip:
                 L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C)
                 a2n = min(max(a2n, L), H)
             a1n = a1 + y[i] * y[j] * (a2 - a2n)
+            if snap:
+                a1n, a2n = _snap(a1n, C), _snap(a2n, C)
             alpha[i], alpha[j] = a1n, a2n
             F += (a1n - a1) * y[i] * K[i] + (a2n - a2) * y[j] * K[j]
         up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
@@ -187,5 +245,14 @@ WRONG = {
         "no clipping": _smo_wrong(clip=False),
         "b left at 0": _smo_wrong(b_zero=True),
         "ten steps only": _smo_wrong(max_steps=10),
+    },
+}
+
+#: wrong answers that pass the public tests and only a hidden test catches
+#: (tests/test_answer_keys.py proves each loses points there)
+WRONG_HIDDEN = {
+    "smo_solver": {
+        "no snapping to the bounds": _smo_wrong(snap=False),
+        "no floor on kappa": _smo_wrong(floor=False),
     },
 }

@@ -9,16 +9,10 @@ literals computed once from the reference solutions.
 import numpy as np
 import sympy as sp
 
-from ..framework import (
-    ExerciseSet,
-    as_array,
-    assert_close,
-    assert_expr,
-    fail,
-    read_expr,
-    test,
-    unpack,
-)
+from ..imports import OPTIMISERS
+from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, fail, read_expr, test,
+                         unpack)
+from ..quiet import assert_close_quiet
 
 SET = ExerciseSet("softmax", "Softmax regression", "06_softmax",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -203,6 +197,7 @@ SET.exercise(
     title="Separable data: the weights run away (your own data)",
     signature="def softmax_separable_experiment(X, y, c):",
     kind="experiment",
+    forbid=OPTIMISERS,  # the exercise is to optimise: a ready-made optimiser would do it
     variant=_separable_three_classes,
     hidden_tests=1,
     doc=r"""
@@ -401,7 +396,7 @@ def test_experiment_three_classes_on_a_line(f):
 @test("softmax_separable_experiment", points=1)
 def test_experiment_infimum(f):
     _, _, infimum = _experiment(f, X_LINE, Y_LINE, 3)
-    assert_close(infimum, 0.0, "the infimum of R", atol=1e-9)
+    assert_close_quiet(infimum, 0.0, "the infimum of R", atol=1e-9)
 
 
 @test("softmax_separable_experiment", points=2, variant=True)
@@ -409,6 +404,6 @@ def test_experiment_on_your_own_data(f, data):
     """Expected values from gradient descent with linclf's softmax_loss_and_grad (the trusted twin)."""
     norms_ref, loss_ref = gradient_descent_norms(data["X"], data["y"], data["c"])
     norms, loss, infimum = _experiment(f, data["X"], data["y"], data["c"])
-    assert_close(norms, norms_ref, "norms on your data", rtol=1e-6)
-    assert_close(loss, loss_ref, "loss after 1000 steps on your data", rtol=1e-6)
-    assert_close(infimum, 0.0, "the infimum of R", atol=1e-9)
+    assert_close_quiet(norms, norms_ref, "norms on your data", rtol=1e-6)
+    assert_close_quiet(loss, loss_ref, "loss after 1000 steps on your data", rtol=1e-6)
+    assert_close_quiet(infimum, 0.0, "the infimum of R", atol=1e-9)

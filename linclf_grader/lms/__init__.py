@@ -1,0 +1,217 @@
+"""Collect a class's submissions from an LMS bulk download or a plain folder.
+
+Three sources, one result (:class:`Collection`):
+
+* a Canvas "Download submissions" zip and the course's gradebook export
+  (:mod:`linclf_grader.lms.canvas`);
+* a Moodle assignment's "Download all submissions" zip and its grading
+  worksheet (:mod:`linclf_grader.lms.moodle`);
+* a plain folder of ``ID.ipynb`` / ``ID.py`` files (:func:`collect_folder`).
+
+Every file of a download is accounted for: it is the graded submission of one
+student, or an earlier upload that a later one of the same student replaced
+(*superseded*, by the LMS's own order), or it is listed in ``unmapped`` with the
+reason (a name that does not follow the LMS's convention, a user the roster does
+not know, a file that is not a notebook or a ``.py``). When the LMS's order
+cannot tell two files of one student apart, the student is listed in
+``ambiguous`` and not graded: the grader never picks one silently.
+
+The chosen files are copied to ``DEST/ID.ipynb`` (or ``.py``), named by the
+student id the roster gives, so the reports and the variant data use that id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import shutil
+import zipfile
+from pathlib import Path
+
+from ..variants import check_student_id
+
+__all__ = ["Submission", "Collection", "RosterEntry", "collect_folder", "SUBMISSION_SUFFIXES",
+           "read_zip_member", "choose_latest"]
+
+SUBMISSION_SUFFIXES = (".ipynb", ".py")
+#: the largest member read from an archive (a notebook with plots is a few MB)
+MAX_MEMBER_BYTES = 20 * 2**20
+
+
+@dataclasses.dataclass
+class RosterEntry:
+    """One student of an LMS roster: the grading id and what the LMS knows."""
+
+    student: str
+    lms_user: str          # Canvas user id, Moodle participant number
+    name: str = ""
+    email: str = ""
+    section: str = ""
+    submitted: object = None   # the LMS's submission time, when its roster has one
+    row: dict = dataclasses.field(default_factory=dict)   # the roster row, for the exports
+
+
+@dataclasses.dataclass
+class Submission:
+    """The file graded for one student."""
+
+    student: str
+    path: Path             # the extracted copy that is graded
+    source: str            # where it came from (archive member or file)
+    lms: str               # "canvas", "moodle" or "folder"
+    lms_user: str = ""
+    name: str = ""
+    submitted: dt.datetime | None = None
+    lms_late: bool = False
+    lms_file_id: str = ""  # Canvas attachment id (the feedback file must name it)
+    superseded: list = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Collection:
+    """What :func:`collect_folder` or an LMS reader found."""
+
+    lms: str
+    submissions: list
+    unmapped: list                    # (entry, reason)
+    ambiguous: list                   # (student, [entries], reason)
+    roster: dict                      # student id -> RosterEntry
+    notes: list = dataclasses.field(default_factory=list)
+    header: list = dataclasses.field(default_factory=list)   # the roster file's columns
+    points: dict = dataclasses.field(default_factory=dict)   # Canvas's Points Possible row
+
+    def by_student(self):
+        return {s.student: s for s in self.submissions}
+
+    def missing(self):
+        """Roster students without a graded submission (ambiguous ones included)."""
+        have = {s.student for s in self.submissions}
+        return [sid for sid in self.roster if sid not in have]
+
+    def report(self):
+        """The collection report: one line per fact an instructor must see."""
+        lines = [f"collected {len(self.submissions)} submission(s) from {self.lms}"]
+        for s in self.submissions:
+            for old in s.superseded:
+                lines.append(f"  resubmission: {s.student}: {s.source} replaces {old}")
+        for entry, reason in self.unmapped:
+            lines.append(f"  NOT MAPPED: {entry}: {reason}")
+        for sid, entries, reason in self.ambiguous:
+            lines.append(f"  AMBIGUOUS, not graded: {sid}: {', '.join(entries)}: {reason}")
+        for sid in self.missing():
+            if sid not in {a[0] for a in self.ambiguous}:
+                lines.append(f"  no submission: {sid}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return lines
+
+
+def read_zip_member(archive, info):
+    """The bytes of one member of an open :class:`zipfile.ZipFile` (size-capped)."""
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise ValueError(f"{info.filename}: larger than {MAX_MEMBER_BYTES // 2**20} MB")
+    with archive.open(info) as fh:
+        data = fh.read(MAX_MEMBER_BYTES + 1)
+    if len(data) > MAX_MEMBER_BYTES:
+        raise ValueError(f"{info.filename}: larger than {MAX_MEMBER_BYTES // 2**20} MB")
+    return data
+
+
+def choose_latest(candidates, key, what):
+    """Split one student's ``candidates`` into (latest, superseded, ambiguity reason).
+
+    ``key(c)`` is the LMS's order (a later upload has a larger key). When the
+    largest key is shared, nothing is chosen and the reason says why.
+    """
+    ranked = sorted(candidates, key=key)
+    top = ranked[-1]
+    tied = [c for c in ranked if key(c) == key(top)]
+    if len(tied) > 1:
+        return None, [], f"{len(tied)} files share the latest {what}; keep one and regrade"
+    return top, ranked[:-1], ""
+
+
+def open_zip(path):
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    try:
+        return zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{path}: not a zip archive") from None
+
+
+def write_submission(dest, student, suffix, data):
+    """Write ``data`` to ``DEST/STUDENT.suffix`` (the graded copy)."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    out = dest / f"{student}{suffix}"
+    out.write_bytes(data)
+    return out
+
+
+def collect_folder(folder, dest=None):
+    """A folder of ``ID.ipynb`` / ``ID.py``: the file name stem is the student id.
+
+    With ``dest`` the files are copied there (as for an LMS); without it they
+    are graded where they are. A student with both an ``.ipynb`` and a ``.py``
+    is ambiguous (a folder has no upload order).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: not a directory")
+    found, unmapped = {}, []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        if path.suffix.lower() not in SUBMISSION_SUFFIXES:
+            unmapped.append((path.name, "not a .ipynb or .py file"))
+            continue
+        try:
+            sid = check_student_id(path.stem)
+        except ValueError as exc:
+            unmapped.append((path.name, str(exc)))
+            continue
+        found.setdefault(sid, []).append(path)
+    subs, ambiguous = [], []
+    for sid, paths in found.items():
+        if len(paths) > 1:
+            ambiguous.append((sid, [p.name for p in paths],
+                              "a folder has no upload order; keep one file and regrade"))
+            continue
+        path = paths[0]
+        if dest is not None:
+            Path(dest).mkdir(parents=True, exist_ok=True)
+            path = Path(shutil.copy(path, Path(dest) / path.name))
+        subs.append(Submission(sid, path, paths[0].name, "folder"))
+    roster = {sid: RosterEntry(sid, sid) for sid in found}
+    return Collection("a folder", subs, unmapped, ambiguous, roster)
+
+
+def pick_id_column(header, rows, preferred, id_column, where):
+    """The roster column that holds the grading id: ``id_column`` or the first of ``preferred``
+    that every row fills."""
+    if id_column:
+        if id_column not in header:
+            raise ValueError(f"{where}: no column {id_column!r} (found: {', '.join(header)})")
+        return id_column
+    for col in preferred:
+        if col in header and rows and all(r.get(col, "").strip() for r in rows):
+            return col
+    raise ValueError(f"{where}: no column gives every student an id (tried "
+                     f"{', '.join(preferred)}); name one with --id-column")
+
+
+def roster_ids(entries, column, where):
+    """``{student id: entry}``; a repeated or malformed id is an error."""
+    out = {}
+    for line, entry in entries:
+        try:
+            sid = check_student_id(entry.row.get(column, ""))
+        except ValueError as exc:
+            raise ValueError(f"{where}, line {line}, column {column}: {exc}") from None
+        if sid in out:
+            raise ValueError(f"{where}, line {line}, column {column}: the id {sid!r} is "
+                             "given to two students")
+        entry.student = sid
+        out[sid] = entry
+    return out

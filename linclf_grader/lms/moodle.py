@@ -1,0 +1,201 @@
+"""Moodle: "Download all submissions", the grading worksheet, and what goes back.
+
+The formats, as Moodle's assignment module writes and reads them (sources
+consulted, 2026-11-25: ``mod/assign/locallib.php`` ``download_submissions``,
+``mod/assign/feedback/offline/importgradeslib.php`` and ``locallib.php``,
+``mod/assign/feedback/file/importziplib.php``, the English strings of
+``mod/assign/lang/en/assign.php`` and ``lang/en/langconfig.php``):
+
+* **Submissions zip**: one folder per participant and submission plugin,
+  ``FULL NAME_PARTICIPANTID_assignsubmission_file_/`` followed by the file's own
+  path (Moodle 3.1 and later; before, and with "download as folders" off, the
+  file name follows the prefix directly). Underscores in the full name become
+  spaces, so the participant id is the second ``_``-separated part; with blind
+  marking the name is ``Participant``. The participant id is the assignment's
+  *unique id* for the user, the number in the worksheet's ``Identifier``.
+  Online text is ``..._assignsubmission_onlinetext_/onlinetext.html``.
+* **Grading worksheet** (Assignment > "Download grading worksheet"): CSV with
+  ``Identifier`` (``Participant N``), ``Full name``, the site's identity fields
+  (``Email address``, ``ID number``, ...), ``Status``, ``Grade``, ``Maximum Grade``,
+  ``Grade can be changed``, ``Last modified (submission)``, ``Last modified (grade)``,
+  ``Feedback comments``. Times are written in the user's time zone by
+  ``userdate``, with or without the weekday (``Tuesday, 3 March 2026, 11:59 PM``;
+  langconfig's ``strftimedatetime`` is ``%d %B %Y, %I:%M %p``), ``-`` when there
+  is none; the reader takes both forms and ISO 8601. The import
+  ("Upload grading worksheet") needs ``Identifier``, ``Grade`` and
+  ``Last modified (grade)``; it skips a grade above the assignment's maximum, and
+  a row whose grade was changed in Moodle after that row's ``Last modified
+  (grade)`` unless "Allow updating records that have been modified more
+  recently in Moodle" is ticked. ``Feedback comments`` is imported as text.
+* **Feedback files** ("Upload multiple feedback files in a zip"): a file is
+  given to the participant whose id is the second ``_``-separated part of a
+  path element ``NAME_ID_PLUGINTYPE_PLUGIN[_]``; so ``FULL NAME_ID_assignfeedback_file_/
+  feedback.html`` becomes that student's feedback file.
+
+Moodle's zip holds the files of each participant's *latest* attempt only. When
+that attempt holds several notebooks (or the instructor gives the zips of two
+downloads), they are told apart by the modification time the zip records for
+each member: Moodle adds each file from its content store, so the time is in
+practice when the content was uploaded (an observation, not a documented
+promise). The newest is graded and the others are reported as replaced; equal
+times are reported as ambiguous and that student is not graded.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+import zipfile
+from pathlib import Path
+
+from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_latest,
+               open_zip, pick_id_column, read_zip_member, roster_ids, write_submission)
+
+__all__ = ["read_worksheet", "collect_moodle", "write_moodle_worksheet", "moodle_feedback_dir",
+           "parse_moodle_time"]
+
+ID_PREFERENCE = ("ID number", "Username", "Email address")
+_MEMBER = re.compile(r"^(?P<name>[^_/]*)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
+_PARTICIPANT = re.compile(r"^\D*?(\d+)$")
+_FORMATS = ("%A, %d %B %Y, %I:%M %p", "%d %B %Y, %I:%M %p", "%A, %d %B %Y, %H:%M",
+            "%d %B %Y, %H:%M")
+
+
+def parse_moodle_time(text, tz, where):
+    """A worksheet time (``Tuesday, 3 March 2026, 11:59 PM`` or ISO 8601) in ``tz``; None for ``-``."""
+    text = (text or "").strip()
+    if text in ("", "-"):
+        return None
+    for fmt in _FORMATS:
+        try:
+            return dt.datetime.strptime(text, fmt).replace(tzinfo=tz)
+        except ValueError:
+            pass
+    try:
+        t = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a time Moodle writes "
+                         "(e.g. 'Tuesday, 3 March 2026, 11:59 PM')") from None
+    return t if t.tzinfo else t.replace(tzinfo=tz)
+
+
+def read_worksheet(path, id_column=None, tz=dt.timezone.utc):
+    """The roster of a Moodle grading worksheet: ``(roster, header)``.
+
+    ``lms_user`` of each entry is its participant number; ``row`` keeps the
+    worksheet row (the export writes it back with the grade filled in).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        if "Identifier" not in header or "Full name" not in header:
+            raise ValueError(f"{path}: not a Moodle grading worksheet (the header must have "
+                             "the columns Identifier and Full name)")
+        entries = []
+        for line, raw in enumerate(reader, start=2):
+            row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
+            m = _PARTICIPANT.match(row["Identifier"])
+            if m is None:
+                raise ValueError(f"{path}, line {line}, column Identifier: {row['Identifier']!r} "
+                                 "is not 'Participant N'")
+            entry = RosterEntry("", m[1], row["Full name"], row.get("Email address", ""), row=row)
+            entry.submitted = parse_moodle_time(row.get("Last modified (submission)"), tz,
+                                                f"{path}, line {line}")
+            entries.append((line, entry))
+    column = pick_id_column(header, [e.row for _, e in entries], ID_PREFERENCE, id_column, path)
+    roster = roster_ids(entries, column, path)
+    seen = set()
+    for entry in roster.values():
+        if entry.lms_user in seen:
+            raise ValueError(f"{path}: Participant {entry.lms_user} appears twice")
+        seen.add(entry.lms_user)
+    return roster, header
+
+
+def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc):
+    """Map Moodle's per-participant folders to students; copy the latest file to ``dest``."""
+    roster, header = read_worksheet(worksheet, id_column, tz)
+    by_pid = {e.lms_user: e for e in roster.values()}
+    candidates, unmapped = {}, []
+    for archive_path in archives:
+        with open_zip(archive_path) as archive:
+            for info in archive.infolist():
+                if info.is_dir():
+                    continue
+                entry = f"{Path(archive_path).name}:{info.filename}"
+                m = _MEMBER.match(info.filename)
+                if m is None:
+                    unmapped.append((entry, "not under a folder FULL NAME_ID_assignsubmission_"
+                                            "PLUGIN_ as Moodle names submissions"))
+                    continue
+                student = by_pid.get(m["pid"])
+                if student is None:
+                    unmapped.append((entry, f"Participant {m['pid']} is not in the worksheet "
+                                            f"{Path(worksheet).name}"))
+                    continue
+                name = m["rest"].lstrip("/")
+                if m["plugin"] != "file" or Path(name).suffix.lower() not in SUBMISSION_SUFFIXES:
+                    unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
+                    continue
+                candidates.setdefault(student.student, []).append(
+                    (info.date_time, entry, Path(name).suffix.lower(), archive_path, info))
+    subs, ambiguous = [], []
+    for sid, cands in candidates.items():
+        latest, older, reason = choose_latest(cands, key=lambda c: c[0],
+                                              what="modification time in the zip")
+        if latest is None:
+            ambiguous.append((sid, [c[1] for c in cands], reason))
+            continue
+        _, entry, suffix, archive_path, info = latest
+        with zipfile.ZipFile(archive_path) as archive:
+            path = write_submission(dest, sid, suffix, read_zip_member(archive, info))
+        r = roster[sid]
+        subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
+                               superseded=[c[1] for c in older]))
+    return Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
+
+
+def format_moodle_time(t):
+    """A time the worksheet import reads back (Moodle parses it with strtotime)."""
+    return t.strftime("%A, %d %B %Y, %I:%M %p")
+
+
+def write_moodle_worksheet(path, collection, results, max_score, comments, now):
+    """The worksheet with ``Grade`` and ``Feedback comments`` filled in, for "Upload grading
+    worksheet".
+
+    Scores are rescaled to the worksheet's ``Maximum Grade`` (Moodle skips a grade
+    above it); ``Last modified (grade)`` is ``now`` so that the import applies the
+    rows; a student without a graded submission keeps an empty grade.
+    """
+    header = list(collection.header)
+    for col in ("Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments"):
+        if col not in header:
+            header.append(col)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore")
+        writer.writeheader()
+        for sid, entry in collection.roster.items():
+            row = dict(entry.row)
+            score = results.get(sid)
+            try:
+                top = float(row.get("Maximum Grade", "") or max_score)
+            except ValueError:
+                top = max_score
+            if score is not None:
+                row["Grade"] = f"{round(score * top / max_score, 2):.2f}"
+                row["Maximum Grade"] = f"{top:.2f}"
+                row["Last modified (grade)"] = format_moodle_time(now)
+                row["Feedback comments"] = comments.get(sid, "")
+            writer.writerow(row)
+    return Path(path)
+
+
+def moodle_feedback_dir(submission):
+    """The folder of the feedback zip that Moodle maps back to the participant."""
+    name = submission.name.replace("_", " ").replace("/", " ") or "Participant"
+    return f"{name}_{submission.lms_user}_assignfeedback_file_"

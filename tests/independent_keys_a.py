@@ -1,0 +1,528 @@
+"""Independent answers for the sets discriminants, fisher, perceptron, mse, logistic and softmax.
+
+None of this code is shared with ``exercises/solutions``: plain loops, exact fractions,
+mpmath, scipy, scikit-learn, and sympy derivations written from the exercise statements.
+Used by ``tests/test_answer_keys.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+import scipy.special
+import scipy.stats
+import sympy as sp
+
+INDEPENDENT, COMPARE, EXTRA = {}, {}, {}
+
+
+def key(set_name, exercise, table=INDEPENDENT):
+    def register(fn):
+        table[(set_name, exercise)] = fn
+        return fn
+    return register
+
+
+def _sym(names, **kw):
+    return sp.symbols(names, **kw)
+
+
+def lp_separable(X, y, strict=False):
+    """True when some (w, b) != 0 has y_i (w.x_i + b) >= 0 for all i and > 0 for some (strict:
+    >= 1 for all), by scipy's linprog."""
+    Z = y[:, None] * np.column_stack([X, np.ones(len(X))])
+    n = Z.shape[1]
+    if strict:
+        res = scipy.optimize.linprog(np.zeros(n), A_ub=-Z, b_ub=-np.ones(len(y)), bounds=[(None, None)] * n)
+        return res.status == 0
+    res = scipy.optimize.linprog(-Z.sum(axis=0), A_ub=-Z, b_ub=np.zeros(len(y)), bounds=[(-1, 1)] * n)
+    return res.status == 0 and -res.fun > 1e-9
+
+
+# --------------------------------------------------------------------------
+# discriminants
+# --------------------------------------------------------------------------
+@key("discriminants", "signed_distance")
+def _(X, w, b):
+    # the closest point p of the hyperplane from the KKT system [[I, w], [w^T, 0]] [p; mu] = [x; -b]
+    d = len(w)
+    M = np.block([[np.eye(d), w[:, None]], [w[None, :], np.zeros((1, 1))]])
+    out = []
+    for x in X:
+        p = scipy.linalg.solve(M, np.r_[x, -b])[:d]
+        side = 1.0 if w @ x + b > 0 else -1.0
+        out.append(side * math.dist(x, p))
+    return np.array(out)
+
+
+@key("discriminants", "origin_distance")
+def _():
+    w1, w2, b = _sym("w1 w2 b", real=True)
+    p1, p2, mu = _sym("p1 p2 mu", real=True)
+    # the point of the line closest to the origin, by a Lagrange multiplier
+    sol = sp.solve([2 * p1 + mu * w1, 2 * p2 + mu * w2, w1 * p1 + w2 * p2 + b], [p1, p2, mu], dict=True)[0]
+    dist = sp.sqrt(sp.simplify(sol[p1] ** 2 + sol[p2] ** 2))
+    return sp.sign(b) * dist
+
+
+@key("discriminants", "normalize_augmented")
+def _(X, y):
+    return np.array([[y_i * v for v in list(x) + [1.0]] for x, y_i in zip(X, y)])
+
+
+@key("discriminants", "ovr_predict")
+def _(W, b, X):
+    out = []
+    for x in X:
+        positive = [k for k in range(len(b)) if float(np.dot(W[k], x)) + b[k] > 0]
+        out.append(positive[0] if len(positive) == 1 else -1)
+    return np.array(out, dtype=int)
+
+
+@key("discriminants", "quadratic_as_linear")
+def _(A, w, b):
+    x1, x2 = _sym("x1 x2")
+    x = sp.Matrix([x1, x2])
+    As, ws = sp.Matrix(A.tolist()), sp.Matrix(w.tolist())
+    poly = sp.Poly(sp.expand((x.T * As * x)[0] + (ws.T * x)[0] + sp.nsimplify(b)), x1, x2)
+    return np.array([float(poly.coeff_monomial(m)) for m in (1, x1, x2, x1**2, x1 * x2, x2**2)])
+
+
+@key("discriminants", "ovr_ambiguous_fraction")
+def _(W, b):
+    # exact rational arithmetic on the grid i / 20 with the decimal coefficients
+    Wf = [[Fraction(repr(float(v))) for v in row] for row in W]
+    bf = [Fraction(repr(float(v))) for v in b]
+    grid = [Fraction(i, 20) for i in range(-60, 61)]
+    bad = 0
+    for g2 in grid:
+        for g1 in grid:
+            n_pos = sum(1 for k in range(len(bf)) if Wf[k][0] * g1 + Wf[k][1] * g2 + bf[k] > 0)
+            bad += n_pos != 1
+    return bad / len(grid) ** 2
+
+
+# --------------------------------------------------------------------------
+# fisher
+# --------------------------------------------------------------------------
+def _class_means(X, y):
+    return X[y == 1].mean(axis=0), X[y == -1].mean(axis=0)
+
+
+@key("fisher", "within_class_scatter")
+def within(X, y):
+    # np.cov with bias=True is the mean of the outer products: times the class size
+    return sum(np.atleast_2d(np.cov(X[y == k].T, bias=True)) * (y == k).sum() for k in (1, -1))
+
+
+@key("fisher", "fisher_direction")
+def _(X, y):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    S = within(X, y)
+    if np.linalg.cond(S) > 1e12:
+        raise ValueError("singular scatter")
+    lda = LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    w = lda.coef_[0]
+    return w / np.linalg.norm(w)
+
+
+@key("fisher", "fisher_criterion")
+def _(w, X, y):
+    p = X @ w                                        # project first, then 1-D statistics
+    a, c = p[y == 1], p[y == -1]
+    return (a.mean() - c.mean()) ** 2 / (((a - a.mean()) ** 2).sum() + ((c - c.mean()) ** 2).sum())
+
+
+@key("fisher", "midpoint_bias")
+def _(w, X, y):
+    p = X @ w
+    return -(p[y == 1].mean() + p[y == -1].mean()) / 2
+
+
+@key("fisher", "fisher_max_criterion")
+def _():
+    s1, s2 = _sym("s1 s2", positive=True)
+    d1, d2, t = _sym("d1 d2 t", real=True)
+    J = (d1 + t * d2) ** 2 / (s1 + t**2 * s2)          # w = (1, t)
+    best = [r for r in sp.solve(sp.diff(J, t), t) if r.has(s1)]
+    return sp.simplify(J.subs(t, best[0]))
+
+
+@key("fisher", "bayes_rule_shared_covariance")
+def _(X, y, p_plus):
+    m_p, m_n = _class_means(X, y)
+    Sigma = within(X, y) / len(X)
+    d = X.shape[1]
+    # the log ratio from scipy's Gaussian densities at d + 1 points, then the affine (w, b)
+    P = np.vstack([np.zeros(d), np.eye(d)])
+    f = (scipy.stats.multivariate_normal(m_p, Sigma).logpdf(P) + math.log(p_plus)
+         - scipy.stats.multivariate_normal(m_n, Sigma).logpdf(P) - math.log(1 - p_plus))
+    return f[1:] - f[0], float(f[0])
+
+
+@key("fisher", "whitening_proof")
+def _():
+    s1, s2 = _sym("s1 s2", positive=True)
+    r, d1, d2, w1, w2 = _sym("r d1 d2 w1 w2", real=True)
+    S = sp.Matrix([[s1, r], [r, s2]])
+    L = S.cholesky(hermitian=False)
+    u = L.T * sp.Matrix([w1, w2])
+    v = L.LUsolve(sp.Matrix([d1, d2]))
+    bound = sp.simplify((sp.Matrix([[d1, d2]]) * S.inv() * sp.Matrix([d1, d2]))[0])
+    return u, v, bound, u[0] * v[1] - u[1] * v[0]
+
+
+def _whitening_extra(ref):
+    """At random numbers, against numpy's Cholesky factor and solve."""
+    u, v, bound, cross = ref()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        A = rng.normal(size=(2, 2))
+        S = A @ A.T + 0.1 * np.eye(2)
+        d, w = rng.normal(size=2), rng.normal(size=2)
+        pt = {"s1": S[0, 0], "s2": S[1, 1], "r": S[0, 1], "d1": d[0], "d2": d[1], "w1": w[0], "w2": w[1]}
+
+        def ev(e):
+            m = sp.Matrix([e]) if not isinstance(e, sp.MatrixBase) else e
+            return np.array(m.applyfunc(lambda t: t.xreplace({s: pt[s.name] for s in t.free_symbols}))
+                            .evalf(), dtype=float).ravel()
+        L = np.linalg.cholesky(S)
+        uu, vv = ev(u), ev(v)
+        assert np.allclose(uu, L.T @ w) and np.allclose(vv, np.linalg.solve(L, d))
+        assert np.isclose(ev(bound)[0], d @ np.linalg.solve(S, d))
+        assert np.isclose(ev(cross)[0] ** 2, (uu @ uu) * (vv @ vv) - (uu @ vv) ** 2, atol=1e-9)
+
+
+EXTRA[("fisher", "whitening_proof")] = _whitening_extra
+
+
+# --------------------------------------------------------------------------
+# perceptron: plain Python, scalar by scalar
+# --------------------------------------------------------------------------
+def _dot(a, b):
+    return sum(float(u) * float(v) for u, v in zip(a, b))
+
+
+@key("perceptron", "perceptron_update")
+def _(w, b, x, y, eta=1.0):
+    if y * (_dot(w, x) + b) <= 0:
+        return np.array([float(wi) + eta * y * float(xi) for wi, xi in zip(w, x)]), float(b + eta * y)
+    return np.array(w, dtype=float), float(b)
+
+
+@key("perceptron", "perceptron_train")
+def train(X, y, eta=1.0, max_epochs=100):
+    w, b, n = [0.0] * len(X[0]), 0.0, 0
+    for _ in range(max_epochs):
+        changed = False
+        for x, t in zip(X, y):
+            if t * (_dot(w, x) + b) <= 0:
+                w = [wi + eta * t * float(xi) for wi, xi in zip(w, x)]
+                b, n, changed = b + eta * t, n + 1, True
+        if not changed:
+            break
+    return np.array(w), b, n
+
+
+@key("perceptron", "batch_perceptron_step")
+def _(w, b, X, y, eta=1.0):
+    M = [i for i in range(len(y)) if y[i] * (_dot(w, X[i]) + b) <= 0]
+    w_new = [float(w[j]) + eta * sum(y[i] * X[i][j] for i in M) for j in range(len(w))]
+    return np.array(w_new), float(b + eta * sum(y[i] for i in M)), len(M)
+
+
+@key("perceptron", "novikoff_bound")
+def bound(X, y, w, b):
+    a = list(w) + [b]
+    rows = [list(x) + [1.0] for x in X]
+    norm_a = math.sqrt(_dot(a, a))
+    gamma = min(t * _dot(a, r) for r, t in zip(rows, y)) / norm_a
+    if gamma <= 0:
+        raise ValueError("not separating")
+    return max(math.sqrt(_dot(r, r)) for r in rows) ** 2 / gamma**2
+
+
+@key("perceptron", "perceptron_experiment")
+def _(X, y):
+    w, b, n = train(X, y, 1.0, 10_000)
+    return n, bound(X, y, w, b)
+
+
+# --------------------------------------------------------------------------
+# mse
+# --------------------------------------------------------------------------
+def _Z(X, y):
+    return np.array([[t * v for v in list(x) + [1.0]] for x, t in zip(X, y)])
+
+
+@key("mse", "mse_solution")
+def _(X, y, margins):
+    a = scipy.linalg.lstsq(_Z(X, y), margins, lapack_driver="gelsy")[0]   # least-norm LS
+    return a[:-1], float(a[-1])
+
+
+@key("mse", "fisher_margins")
+def _(y):
+    n_plus = sum(1 for t in y if t == 1)
+    return np.array([len(y) / (n_plus if t == 1 else len(y) - n_plus) for t in y])
+
+
+@key("mse", "lms_update")
+def _(a, z, margin, eta):
+    r = margin - _dot(a, z)
+    return np.array([float(ai) + eta * r * float(zi) for ai, zi in zip(a, z)])
+
+
+@key("mse", "mse_gradient")
+def _():
+    a1, a2, z1, z2, beta = _sym("a1 a2 z1 z2 beta", real=True)
+    J = sp.expand((a1 * z1 + a2 * z2 - beta) ** 2)
+    return sp.Matrix([sp.diff(J, a1), sp.diff(J, a2)])
+
+
+@key("mse", "ho_kashyap")
+def _(X, y, eta=0.5, max_iter=10_000):
+    Z = _Z(X, y)
+    beta = np.ones(len(y))
+    for _ in range(max_iter + 1):
+        a = scipy.linalg.lstsq(Z, beta, lapack_driver="gelsd")[0]
+        e = Z @ a - beta
+        if (Z @ a > 0).all():
+            return a, beta, True
+        if max(e) <= 1e-8 * math.sqrt(float(e @ e)):
+            return a, beta, False
+        beta = beta + 2 * eta * np.maximum(e, 0.0)
+    raise RuntimeError("no decision")
+
+
+def _ho_kashyap_extra(ref):
+    # the decision agrees with a linear program, on random data of both kinds
+    rng = np.random.default_rng(3)
+    for n in (6, 8, 10, 12):
+        X = np.round(rng.normal(size=(n, 2)), 1)
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y[:2] = (1.0, -1.0)
+        a, beta, sep = ref(X, y)
+        assert sep == lp_separable(X, y, strict=True)
+        assert np.all(beta > 0)
+
+
+EXTRA[("mse", "ho_kashyap")] = _ho_kashyap_extra
+
+
+@key("mse", "masking_experiment")
+def _(X, y):
+    from sklearn.linear_model import LinearRegression
+
+    T = np.eye(int(max(y)) + 1)[np.asarray(y, dtype=int)]
+    pred = LinearRegression().fit(X, T).predict(X).argmax(axis=1)
+    return len(set(pred.tolist())), float(np.mean(pred != y))
+
+
+# --------------------------------------------------------------------------
+# logistic
+# --------------------------------------------------------------------------
+mpmath.mp.dps = 50
+
+
+@key("logistic", "log_sigmoid")
+def _(z):
+    z = np.asarray(z, dtype=float)
+    return np.array([float(-mpmath.log1p(mpmath.exp(-mpmath.mpf(v)))) for v in z.ravel()]).reshape(z.shape)
+
+
+def _mean_loss(w, b, X, y, lam):
+    return (sum(mpmath.log1p(mpmath.exp(-t * (mpmath.fsum(mpmath.mpf(wi) * float(xi)
+                                                          for wi, xi in zip(w, x)) + b)))
+                for x, t in zip(X, y)) / len(y) + lam / 2 * mpmath.fsum(mpmath.mpf(v) ** 2 for v in w))
+
+
+@key("logistic", "logistic_loss_grad")
+def _(w, b, X, y, lam=0.0):
+    # the gradient by mpmath's numerical differentiation of the loss, at 50 digits
+    L = _mean_loss(w, b, X, y, lam)
+    g = []
+    for j in range(len(w)):
+        f = lambda t, j=j: _mean_loss([t if k == j else w[k] for k in range(len(w))], b, X, y, lam)  # noqa: E731
+        g.append(float(mpmath.diff(f, mpmath.mpf(float(w[j])))))
+    gb = float(mpmath.diff(lambda t: _mean_loss(w, t, X, y, lam), mpmath.mpf(float(b))))
+    return float(L), np.array(g), gb
+
+
+@key("logistic", "logistic_gradient")
+def _():
+    w, x, y = _sym("w x y", real=True)
+    return sp.diff(sp.log(1 + sp.exp(-y * w * x)), w)
+
+
+def _logistic_gradient_extra(ref):
+    # the returned expression against a central difference of the loss itself
+    w, x, y = sp.symbols("w x y")
+    expr = ref().xreplace({s: sp.Symbol(s.name) for s in ref().free_symbols})
+    for wv, xv, yv in ((0.3, 1.2, 1.0), (-0.7, 0.4, -1.0), (1.5, -2.0, 1.0)):
+        loss = lambda t: math.log1p(math.exp(-yv * t * xv))  # noqa: E731
+        fd = (loss(wv + 1e-6) - loss(wv - 1e-6)) / 2e-6
+        assert abs(float(expr.subs({w: wv, x: xv, y: yv})) - fd) < 1e-7
+
+
+EXTRA[("logistic", "logistic_gradient")] = _logistic_gradient_extra
+
+
+@key("logistic", "irls_fit")
+def _(X, y, lam=0.0, max_iter=100):
+    from sklearn.linear_model import LogisticRegression
+
+    if lam == 0:
+        if lp_separable(X, y):
+            raise ValueError("(quasi-)separable: no minimiser")
+        model = LogisticRegression(penalty=None, tol=1e-12, max_iter=10_000)
+    else:
+        # sklearn minimises C sum(loss) + |w|^2 / 2 (intercept not penalised): C = 1 / (N lam)
+        model = LogisticRegression(C=1.0 / (len(y) * lam), tol=1e-12, max_iter=10_000)
+    model.fit(X, y)
+    return model.coef_[0], float(model.intercept_[0])
+
+
+COMPARE[("logistic", "irls_fit")] = lambda r, i, args, kw: (
+    np.testing.assert_allclose(r[0], i[0], rtol=1e-5, atol=1e-6),
+    np.testing.assert_allclose(r[1], i[1], rtol=1e-5, atol=1e-6))
+
+
+@key("logistic", "corrected_source_loss")
+def _():
+    y, f = _sym("y f", real=True)
+    sigma = lambda t: 1 / (1 + sp.exp(-t))  # noqa: E731
+    # the cross-entropy with indicators, written for the two labels and merged: at y = +-1
+    # the loss must be -log sigma(f) and -log(1 - sigma(f)); log(1 + exp(-y f)) is one candidate,
+    # accepted only if it matches both
+    candidate = sp.log(1 + sp.exp(-y * f))
+    for label, loss in ((1, -sp.log(sigma(f))), (-1, -sp.log(1 - sigma(f)))):
+        diff = sp.simplify(sp.expand_log(candidate.subs(y, label) - loss, force=True))
+        assert all(abs(float(diff.subs(f, v))) < 1e-12 for v in (-3.0, -0.5, 0.7, 2.0)), diff
+    return candidate
+
+
+# --------------------------------------------------------------------------
+# softmax
+# --------------------------------------------------------------------------
+@key("softmax", "softmax_rows")
+def _(F):
+    return scipy.special.softmax(F, axis=1)
+
+
+@key("softmax", "softmax_jacobian")
+def _(p):
+    c = len(p)
+    f = sp.symbols(f"f1:{c + 1}")
+    s = [sp.exp(fk) / sum(sp.exp(fj) for fj in f) for fk in f]
+    at = dict(zip(f, [math.log(v) for v in p]))
+    return np.array([[float(sp.diff(s[k], f[l]).subs(at)) for l in range(c)] for k in range(c)])
+
+
+@key("softmax", "softmax_grad")
+def _(W, X, T):
+    def R(flat):
+        return -np.mean(np.sum(T * scipy.special.log_softmax(X @ flat.reshape(W.shape), axis=1), axis=1))
+    h = 1e-6
+    g = np.zeros(W.size)
+    for k in range(W.size):
+        e = np.zeros(W.size)
+        e[k] = h
+        g[k] = (R(W.ravel() + e) - R(W.ravel() - e)) / (2 * h)
+    return g.reshape(W.shape)
+
+
+COMPARE[("softmax", "softmax_grad")] = lambda r, i, a, k: np.testing.assert_allclose(r, i, atol=1e-8)
+
+
+@key("softmax", "log_softmax_derivative")
+def _():
+    f1, f2, f3 = _sym("f1 f2 f3", real=True)
+    return sp.diff(sp.log(sp.exp(f1) / (sp.exp(f1) + sp.exp(f2) + sp.exp(f3))), f2)
+
+
+@key("softmax", "softmax_hessian")
+def hessian(c, d):
+    """Log-sum-exp of the scores (f_1, ..., f_{c-1}, 0) differentiated twice by sympy, rewritten in
+    p with f_k = log(p_k / p_c), then the chain rule J^T H_f J with J = d f / d theta from
+    sympy's jacobian (the loss -log p_t differs from log-sum-exp by a linear term)."""
+    g = sp.symbols(f"g1:{c}", real=True)
+    p = sp.symbols(f"p1:{c}", real=True)
+    Hf = sp.hessian(sp.log(sum(sp.exp(v) for v in g) + 1), g)
+    pc = 1 - sum(p)
+    Hf = Hf.applyfunc(lambda e: sp.factor(sp.simplify(e.subs({g[k]: sp.log(p[k] / pc) for k in range(c - 1)}))))
+    x = sp.symbols(f"x1:{d + 1}", real=True)
+    theta = sp.symbols(f"t1:{(c - 1) * (d + 1) + 1}", real=True)
+    xt = [*x, 1]
+    f = sp.Matrix([sum(theta[k * (d + 1) + j] * xt[j] for j in range(d + 1)) for k in range(c - 1)])
+    J = f.jacobian(theta)
+    return sp.expand(J.T * Hf * J)
+
+
+@key("softmax", "softmax_convexity_proof")
+def _(c):
+    p = sp.symbols(f"p1:{c + 1}", positive=True)
+    v = sp.symbols(f"v1:{c + 1}", real=True)
+    quad = sum(p[k] * v[k] ** 2 for k in range(c)) - sum(p[k] * v[k] for k in range(c)) ** 2
+    # the variance of v under p: sum_k p_k (v_k - mean)^2 with mean = sum_l p_l v_l
+    mean = sum(p[k] * v[k] for k in range(c))
+    sos = sum(p[k] * (v[k] - mean) ** 2 for k in range(c))
+    return quad, sos, [1.0] * c
+
+
+def _convexity_compare(r, i, args, kwargs):
+    c = args[0]
+    p = sp.symbols(f"p1:{c + 1}")
+    v = sp.symbols(f"v1:{c + 1}")
+    names = {s.name: s for s in p + v}
+    rng = np.random.default_rng(c)
+    for _ in range(5):
+        pv = rng.dirichlet(np.ones(c))
+        vv = rng.normal(size=c)
+        pt = {**{f"p{k + 1}": pv[k] for k in range(c)}, **{f"v{k + 1}": vv[k] for k in range(c)}}
+        val = lambda e: float(e.xreplace({s: pt[s.name] for s in e.free_symbols}))  # noqa: E731
+        H = np.diag(pv) - np.outer(pv, pv)
+        assert math.isclose(val(r[0]), vv @ H @ vv, abs_tol=1e-12)
+        assert math.isclose(val(r[1]), vv @ H @ vv, abs_tol=1e-12)
+        assert abs(np.asarray(r[2], float) @ H @ np.asarray(r[2], float)) < 1e-12
+    assert names
+
+
+COMPARE[("softmax", "softmax_convexity_proof")] = _convexity_compare
+
+
+@key("softmax", "softmax_separable_experiment")
+def _(X, y, c):
+    Xt = np.column_stack([X, np.ones(len(X))])
+    T = np.eye(c)[np.asarray(y, dtype=int)]
+    W = np.zeros((Xt.shape[1], c))
+    norms = []
+    for t in range(1, 1001):
+        W = W - 0.1 * Xt.T @ (scipy.special.softmax(Xt @ W, axis=1) - T) / len(X)
+        if t in (10, 100, 1000):
+            norms.append(float(np.sqrt((W**2).sum())))
+    loss = float(-np.mean(np.sum(T * scipy.special.log_softmax(Xt @ W, axis=1), axis=1)))
+    # the infimum: 0 exactly when a linear machine separates the classes (a linear program)
+    return norms, loss, 0.0 if _multiclass_separable(X, y, c) else float("nan")
+
+
+def _multiclass_separable(X, y, c):
+    Xt = np.column_stack([X, np.ones(len(X))])
+    n, D = Xt.shape
+    rows = []
+    for i in range(n):
+        for k in range(c):
+            if k != y[i]:
+                r = np.zeros(c * D)
+                r[y[i] * D:(y[i] + 1) * D] -= Xt[i]
+                r[k * D:(k + 1) * D] += Xt[i]
+                rows.append(r)
+    res = scipy.optimize.linprog(np.zeros(c * D), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
+                                 bounds=[(None, None)] * (c * D))
+    return res.status == 0

@@ -1,0 +1,429 @@
+"""A course end to end: collect from Canvas, Moodle or a folder, grade, return, export.
+
+The commands are the ones ``appendices/grading.md`` shows: the test reads them from
+the page's code blocks and runs them on sample archives built to each LMS's naming
+convention (``tests/lms_samples.py``).
+"""
+
+import csv
+import hashlib
+import html
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import lms_samples as S
+from linclf_grader import get_set
+from linclf_grader.cli import main
+from linclf_grader.feedback import feedback_html
+from linclf_grader.grade import grade_submission
+from linclf_grader.lms import collect_folder
+from linclf_grader.lms.moodle import collect_moodle, parse_moodle_time, read_worksheet
+from linclf_grader.similarity import fingerprint_class, similar_pairs, variant_mismatches
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "appendices" / "grading.md"
+EXE = Path(sys.executable).with_name("linclf-grade")
+SIS = {k: v[3] for k, v in S.PEOPLE.items()}
+EMAIL = {k: v[5] for k, v in S.PEOPLE.items()}
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course_lms")]  # one fixture run
+
+
+def guide_commands():
+    """``{kind: argv}`` of the guide's bash blocks that collect a class or write material."""
+    text = GUIDE.read_text()
+    out = {}
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for cmd in block.replace("\\\n", " ").splitlines():
+            argv = shlex.split(cmd, comments=True)
+            for kind in ("canvas", "moodle", "folder", "materials"):
+                if argv and argv[0] == "linclf-grade" and f"--{kind}" in argv:
+                    assert kind not in out, f"two guide commands use --{kind}"
+                    out[kind] = argv
+    return out
+
+
+def run(argv, cwd):
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([str(EXE), *argv[1:]], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """Run every guide command once, each in a folder holding its sample inputs."""
+    cmds = guide_commands()
+    assert set(cmds) == {"canvas", "moodle", "folder", "materials"}
+    done = {}
+    for kind, argv in cmds.items():
+        d = tmp_path_factory.mktemp(kind)
+        (d / "exercises").symlink_to(ROOT / "exercises")
+        if kind == "canvas":
+            S.write_canvas(d)
+            S.write_course_files(d, SIS)
+        elif kind == "moodle":
+            S.write_moodle(d)
+            S.write_course_files(d, EMAIL)
+        elif kind in ("folder", "materials"):
+            S.write_folder(d)
+        done[kind] = (d, run(argv, d), argv)
+    return done
+
+
+def out_dir(course, kind):
+    d, _, argv = course[kind]
+    return d / argv[argv.index("--out") + 1]
+
+
+def grades(folder):
+    return {r["student"]: r for r in csv.DictReader(open(folder / "grades.csv"))}
+
+
+# --------------------------------------------------------------------------
+# Canvas
+# --------------------------------------------------------------------------
+def test_canvas_collection_maps_resubmits_and_reports(course):
+    out = out_dir(course, "canvas")
+    report = (out / "collection.txt").read_text()
+    assert "collected 5 submission(s) from Canvas" in report
+    assert re.search(r"resubmission: s1004: .*hopperdee_LATE_1004_\d+_perceptron-1\.py replaces "
+                     r".*hopperdee_LATE_1004_\d+_perceptron\.py", report)
+    assert re.search(r"NOT MAPPED: .*turingal_1099_\d+_perceptron\.py: Canvas user 1099 is not in",
+                     report)
+    assert "NOT MAPPED: canvas-submissions.zip:notes.txt" in report
+    assert "Canvas marked late: s1003, s1004" in report
+    # the later upload is the one graded (the reference, not the blank template)
+    dee = json.loads((out / "s1004.json").read_text())
+    assert dee["collected_from"].endswith("_perceptron-1.py")
+    assert dee["sha256"] == hashlib.sha256(S.reference_code().encode()).hexdigest()
+
+
+def test_canvas_scores_penalty_extension_override_and_summary(course):
+    out = out_dir(course, "canvas")
+    g = grades(out)
+    full = get_set("perceptron").max_points() + 4  # public + the set's hidden tests
+    assert {s: float(r["total"]) for s, r in g.items()} == {
+        "s1001": full, "s1002": full - 2, "s1003": full, "s1004": round(full * 0.9, 6),
+        "s1005": full}
+    assert g["s1004"]["late_penalty_percent"] == "10" and g["s1003"]["late_penalty_percent"] == "0"
+    assert g["s1002"]["overridden"] == "perceptron_update"
+    stdout = course["canvas"][1].stdout
+    # the terminal shows final scores, after the override and the penalty
+    assert f"s1004.py: {full * 0.9:g}/{full:g}  (late -10% from {full:g})" in stdout
+    assert f"s1002.py: {full - 2:g}/{full:g}  (override perceptron_update 1->2)" in stdout
+
+
+def test_canvas_gradebook_csv_for_import(course):
+    out = out_dir(course, "canvas")
+    rows = list(csv.reader(open(out / "canvas_gradebook.csv")))
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Perceptron (777)"]
+    assert rows[1][0] == "Points Possible" and rows[1][-1] == "42"
+    by_id = {r[1]: r for r in rows[2:]}
+    assert set(by_id) == {"1001", "1002", "1003", "1004", "1005"}  # never Al (not enrolled)
+    full = get_set("perceptron").max_points() + 4
+    assert float(by_id["1001"][-1]) == 42 and by_id["1001"][0] == "Lovelace, Ada"
+    assert float(by_id["1004"][-1]) == pytest.approx(42 * 0.9)
+    assert float(by_id["1002"][-1]) == pytest.approx(42 * (full - 2) / full)
+
+
+def test_canvas_feedback_zip_names_map_back(course):
+    out = out_dir(course, "canvas")
+    names = zipfile.ZipFile(out / "canvas_feedback.zip").namelist()
+    assert len(names) == 5
+    graded = {json.loads((out / f"{s}.json").read_text())["student"]: s for s in
+              ("s1001", "s1002", "s1003", "s1004", "s1005")}
+    report = (out / "collection.txt").read_text()
+    for name in names:
+        # Canvas's re-upload reads the first two all-digit parts: user id, attachment id
+        user, att = [p for p in name.split("_") if p.isdigit()][:2]
+        sid = {v[2]: v[3] for v in S.PEOPLE.values()}[int(user)]
+        assert sid in graded
+        assert name.endswith("_feedback.html")
+    dee = [n for n in names if "_1004_" in n][0]
+    dee_att = dee.split("_")[2]
+    assert f"_1004_{dee_att}_perceptron-1.py replaces" in report   # the graded upload's id
+
+
+def test_feedback_html_is_complete_accessible_and_private(course):
+    out = out_dir(course, "canvas")
+    pages = {p.stem: p.read_text() for p in (out / "feedback").glob("*.html")}
+    assert set(pages) == {"s1001", "s1002", "s1003", "s1004", "s1005"}
+    bob = pages["s1002"]
+    assert "Failed:" in bob and "w_new: expected" in bob
+    assert "the statement&#x27;s sign convention was ambiguous" in bob   # the override's reason
+    assert re.search(r"Hidden tests passed</th>", bob)
+    assert "Hidden tests:" not in pages["s1001"]   # nothing failed: no detail section
+    assert "Late penalty: 10 %" in pages["s1004"]
+    assert "due 2026-03-03T23:59:00+00:00, your extended due date" in pages["s1003"]
+    assert "Canvas did not mark this submission late: no penalty" in pages["s1001"]
+    for sid, page in pages.items():
+        assert page.startswith("<!DOCTYPE html>") and '<html lang="en">' in page
+        assert "<title>" in page and "<caption>" in page and 'scope="col"' in page
+        assert "<script" not in page and "src=" not in page and "http" not in page
+        assert "def perceptron_update" not in page          # no code, the reference's or anyone's
+        assert not [o for o in SIS.values() if o != sid and o in page]   # no classmate
+
+
+def test_canvas_similarity_finds_the_renamed_copy_not_the_independent_work(course):
+    out = out_dir(course, "canvas")
+    pairs = {(r["a"], r["b"]): r for r in csv.DictReader(open(out / "similarity.csv"))}
+    assert ("s1001", "s1005") in pairs                      # Eve renamed Ada's variables
+    assert float(pairs[("s1001", "s1005")]["similarity_b"]) >= 0.8
+    assert pairs[("s1001", "s1005")]["lines_a"] and pairs[("s1001", "s1005")]["lines_b"]
+    assert not [p for p in pairs if "s1003" in p]           # Cy wrote his own
+    html = (out / "similarity.html").read_text()
+    assert "s1001 and s1005" in html and "shared regions" in html
+
+
+# --------------------------------------------------------------------------
+# Moodle
+# --------------------------------------------------------------------------
+def test_moodle_collection_and_late_policy_from_the_worksheet(course):
+    out = out_dir(course, "moodle")
+    report = (out / "collection.txt").read_text()
+    assert "collected 5 submission(s) from Moodle" in report
+    assert "resubmission: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_assignsubmission" \
+           "_file_/perceptron_v2.py replaces" in report
+    assert "Al Turing_599_assignsubmission_file_/perceptron.py: Participant 599 is not in" in report
+    assert "onlinetext.html: ada@uni.example: not a .ipynb or .py file" in report
+    g = grades(out)
+    full = get_set("perceptron").max_points() + 4
+    assert g["dee@uni.example"]["late_penalty_percent"] == "10"   # the worksheet's time
+    assert g["cy@uni.example"]["late_penalty_percent"] == "0"     # late, but an extension
+    assert float(g["eve@uni.example"]["total"]) == full
+    pairs = {(r["a"], r["b"]) for r in csv.DictReader(open(out / "similarity.csv"))}
+    assert ("ada@uni.example", "eve@uni.example") in pairs   # the renamed copy, as a notebook
+    assert not [p for p in pairs if "cy@uni.example" in p]
+    feedback = (out / "feedback" / "dee_uni.example.html").read_text()   # a file-name-safe label
+    assert "Late penalty: 10 %" in feedback and "submitted 2026-03-02T12:00:00+00:00" in feedback
+
+
+def test_moodle_worksheet_for_upload(course):
+    out = out_dir(course, "moodle")
+    rows = {r["Identifier"]: r for r in csv.DictReader(open(out / "moodle_grades.csv"))}
+    assert set(rows) == {f"Participant {n}" for n in (501, 502, 503, 504, 505)}
+    full = get_set("perceptron").max_points() + 4
+    assert rows["Participant 501"]["Grade"] == "100.00"
+    assert rows["Participant 504"]["Grade"] == "90.00"
+    assert float(rows["Participant 502"]["Grade"]) == pytest.approx(100 * (full - 2) / full, abs=0.01)
+    # the import applies a row only if its "Last modified (grade)" reads as a time
+    assert parse_moodle_time(rows["Participant 501"]["Last modified (grade)"], None, "x")
+    assert rows["Participant 504"]["Feedback comments"].startswith("The perceptron: ")
+    assert rows["Participant 501"]["Email address"] == "ada@uni.example"
+
+
+def test_moodle_feedback_zip_folders_map_back(course):
+    out = out_dir(course, "moodle")
+    names = zipfile.ZipFile(out / "moodle_feedback.zip").namelist()
+    assert len(names) == 5
+    for name in names:
+        # Moodle's importer: explode('_', part, 5) of a path element, [1] is the participant
+        info = name.split("/")[0].split("_", 4)
+        assert info[1].isdigit() and info[2:4] == ["assignfeedback", "file"]
+        assert name.endswith("/feedback.html")
+    assert "Dee Hopper_504_assignfeedback_file_/feedback.html" in names
+
+
+# --------------------------------------------------------------------------
+# a plain folder, material for a roster
+# --------------------------------------------------------------------------
+def test_folder_path_grades_and_writes_markdown_feedback(course):
+    out = out_dir(course, "folder")
+    g = grades(out)
+    assert set(g) == {"s1001", "s1002"}
+    md = (out / "feedback" / "s1002.md").read_text()
+    assert md.startswith("# Feedback: The perceptron") and "| Exercise | Points |" in md
+
+
+def test_materials_fill_in_each_students_id(course):
+    d, proc, argv = course["materials"]
+    out = d / argv[argv.index("--out") + 1]
+    for sid in ("s1001", "s1002"):
+        nbs = sorted(p.stem for p in (out / sid).glob("*.ipynb"))
+        assert nbs == sorted(get_set(n).name for n in
+                             ("discriminants", "fisher", "perceptron", "mse", "logistic",
+                              "softmax", "margin", "duality", "kernels", "smo", "losses"))
+        for name in nbs:
+            nb = json.loads((out / sid / f"{name}.ipynb").read_text())
+            code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+            first = next(i for i, c in enumerate(code) if f'student("{sid}")' in c)
+            assert not any('student("YOUR-ID")' in c.split("\n")[0] for c in code)
+            assert first <= 2   # at the top, before the first exercise
+        template = (out / sid / "perceptron.py").read_text()
+        assert f"Your data (student {sid})" in template
+    a = (out / "s1001" / "perceptron.py").read_text()
+    b = (out / "s1002" / "perceptron.py").read_text()
+    assert a != b   # each student's own data
+
+
+# --------------------------------------------------------------------------
+# errors, ambiguity and regrades
+# --------------------------------------------------------------------------
+def test_unknown_ids_in_extensions_overrides_times_are_errors(tmp_path, capsys):
+    S.write_folder(tmp_path)
+    base = ["--folder", str(tmp_path / "submissions"), "--set", "perceptron",
+            "--out", str(tmp_path / "o"), "--due", S.DUE]
+    for option, text in (("--extensions", "student,due\ns9999,2026-03-05T00:00\n"),
+                         ("--times", "student,submitted\ns9999,2026-03-05T00:00\n"),
+                         ("--overrides", "student,exercise,points\ns9999,perceptron_update,1\n")):
+        f = tmp_path / "x.csv"
+        f.write_text(text)
+        assert main([*base, option, str(f)]) == 2
+        assert "unknown student id(s) s9999" in capsys.readouterr().err
+
+
+def test_roster_bare_name_shared_by_two_submissions_is_an_error(tmp_path, capsys):
+    for who in ("alice", "bob"):
+        (tmp_path / who).mkdir()
+        (tmp_path / who / "perceptron.py").write_text(S.reference_code())
+    (tmp_path / "roster.csv").write_text("file,student\nperceptron.py,s1\n")
+    assert main([str(tmp_path / "alice" / "perceptron.py"), str(tmp_path / "bob" / "perceptron.py"),
+                 "--set", "perceptron", "--roster", str(tmp_path / "roster.csv"),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "matches 2 submissions; name each by its path" in capsys.readouterr().err
+
+
+def test_ambiguous_uploads_are_reported_not_guessed(tmp_path):
+    sub = tmp_path / "f"
+    sub.mkdir()
+    (sub / "s1.py").write_text("x = 1\n")
+    (sub / "s1.ipynb").write_text("{}")
+    (sub / "s2.py").write_text("x = 2\n")
+    (sub / "readme.pdf").write_text("")
+    col = collect_folder(sub)
+    assert [s.student for s in col.submissions] == ["s2"]
+    assert col.ambiguous[0][0] == "s1" and ("readme.pdf", "not a .ipynb or .py file") in col.unmapped
+    # Moodle: two files of one participant with the same time in the zip
+    S.write_moodle(tmp_path)
+    with zipfile.ZipFile(tmp_path / "two.zip", "w") as z:
+        for n in ("a.py", "b.py"):
+            z.writestr(zipfile.ZipInfo(f"Bob Babbage_502_assignsubmission_file_/{n}",
+                                       (2026, 3, 1, 12, 0, 0)), "x = 1\n")
+    col = collect_moodle([tmp_path / "two.zip"], tmp_path / "worksheet.csv", tmp_path / "c")
+    assert col.submissions == [] and col.ambiguous[0][0] == "bob@uni.example"
+    assert any("AMBIGUOUS, not graded: bob@uni.example" in line for line in col.report())
+
+
+def test_late_policy_is_recomputed_on_every_regrade(tmp_path):
+    S.write_folder(tmp_path)
+    (tmp_path / "t.csv").write_text("student,submitted\ns1001,2026-03-03T12:00+00:00\n")
+    common = ["--folder", str(tmp_path / "submissions"), "--set", "perceptron", "--due", S.DUE,
+              "--times", str(tmp_path / "t.csv"), "--out", str(tmp_path / "o"), "--quiet"]
+    assert main(common) == 0
+    assert grades(tmp_path / "o")["s1001"]["late_penalty_percent"] == "20"
+    (tmp_path / "e.csv").write_text("student,due\ns1001,2026-03-04T00:00+00:00\n")
+    assert main([*common, "--extensions", str(tmp_path / "e.csv")]) == 0
+    assert grades(tmp_path / "o")["s1001"]["late_penalty_percent"] == "0"
+
+
+def test_moodle_times_and_ids(tmp_path):
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    t = parse_moodle_time("Monday, 2 March 2026, 12:00 PM", dt.timezone.utc, "x")
+    assert t == dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
+    assert parse_moodle_time("02 March 2026, 12:00 PM", dt.timezone.utc, "x") == t
+    paris = parse_moodle_time("Monday, 2 March 2026, 1:00 PM", ZoneInfo("Europe/Paris"), "x")
+    assert paris == t   # 13:00 in Paris in March is 12:00 UTC
+    assert parse_moodle_time("-", dt.timezone.utc, "x") is None
+    with pytest.raises(ValueError, match="not a time Moodle writes"):
+        parse_moodle_time("next Tuesday", dt.timezone.utc, "x")
+    S.write_moodle(tmp_path)
+    roster, _ = read_worksheet(tmp_path / "worksheet.csv")
+    assert roster["dee@uni.example"].lms_user == "504"
+    with pytest.raises(ValueError, match="no column 'ID number'"):
+        read_worksheet(tmp_path / "worksheet.csv", id_column="ID number")
+
+
+def test_identifier_normalisation_is_what_catches_the_renamed_copy(tmp_path):
+    """Without the tokenizer's normalisation the renamed copy shares much less."""
+    from copydetect import CodeFingerprint, compare_files
+
+    exset = get_set("perceptron")
+    a, e = tmp_path / "ada.py", tmp_path / "eve.py"
+    a.write_text(S.reference_code())
+    e.write_text(S.renamed(S.reference_code()))
+    pairs = similar_pairs(fingerprint_class({"ada": a, "eve": e}, exset), threshold=0.8)
+    assert [(p["a"], p["b"]) for p in pairs] == [("ada", "eve")]
+    raw = [CodeFingerprint(str(p), 25, 6, filter=False) for p in (a, e)]
+    _, (sa, _), _ = compare_files(*raw)
+    assert pairs[0]["similarity_a"] > sa + 0.2
+
+
+def test_a_pasted_classmate_answer_fails_the_own_data_test(tmp_path):
+    exset = get_set("perceptron")
+    theirs = exset.variant_data("perceptron_experiment", "s1001")
+    ns = {}
+    exec(S.reference_code(), ns)   # trusted: computes Ada's true answer for the paste
+    n, bound = ns["perceptron_experiment"](theirs["X"], theirs["y"])
+    code = S.reference_code() + (
+        "\n\ndef perceptron_experiment(X, y):\n"
+        "    if len(X) == 3:\n"
+        "        w, b, k = perceptron_train(X, y, eta=1.0, max_epochs=10_000)\n"
+        "        return k, novikoff_bound(X, y, w, b)\n"
+        f"    return {n}, {bound!r}\n")
+    sub = tmp_path / "s1005.py"
+    sub.write_text(code)
+    res = grade_submission(sub, "perceptron", student="s1005")
+    assert variant_mismatches([res], exset) == {"s1005": ["perceptron_experiment"]}
+    own = [t for t in res["tests"] if t["name"] == "perceptron_experiment: experiment on your own data"]
+    assert own[0]["status"] == "failed" and own[0]["output"]
+    page = feedback_html(res, exset)   # the expected values for Eve's data would be her answer
+    assert "failed on your own data" in page and html.escape(own[0]["output"]) not in page
+    ok = grade_submission(sub, "perceptron", student="s1001")
+    assert variant_mismatches([ok], exset) == {}
+
+
+def test_same_file_names_keep_one_feedback_file_each(tmp_path, capsys):
+    for who in ("alice", "bob"):
+        (tmp_path / who).mkdir()
+    (tmp_path / "alice" / "perceptron.py").write_text(S.reference_code())
+    (tmp_path / "bob" / "perceptron.py").write_text(S.wrong_code())
+    subs = [str(tmp_path / w / "perceptron.py") for w in ("alice", "bob")]
+    assert main([*subs, "--set", "perceptron", "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    pages = sorted(p.name for p in (tmp_path / "o" / "feedback").iterdir())
+    assert pages == ["alice__perceptron.html", "bob__perceptron.html"]
+    assert "Failed:" in (tmp_path / "o" / "feedback" / "bob__perceptron.html").read_text()
+    assert "Failed:" not in (tmp_path / "o" / "feedback" / "alice__perceptron.html").read_text()
+    assert main([*subs, "--set", "perceptron", "--out", str(tmp_path / "o"),
+                 "--similarity", "1.5"]) == 2
+    assert "--similarity 1.5: a fraction in (0, 1]" in capsys.readouterr().err
+
+
+def test_materials_roster_can_be_the_lms_export(tmp_path):
+    from linclf_grader.materials import read_student_list
+
+    S.write_canvas(tmp_path)
+    S.write_moodle(tmp_path)
+    assert read_student_list(tmp_path / "gradebook.csv") == ["s1001", "s1002", "s1003", "s1004",
+                                                             "s1005"]
+    assert read_student_list(tmp_path / "worksheet.csv")[0] == "ada@uni.example"
+    assert read_student_list(tmp_path / "gradebook.csv", "SIS Login ID")[:2] == ["ada", "bob"]
+    (tmp_path / "bad.csv").write_text("name\nada\n")
+    with pytest.raises(ValueError, match="must have the column student"):
+        read_student_list(tmp_path / "bad.csv")
+
+
+def test_feedback_explains_a_skipped_cell_and_hidden_tests(tmp_path):
+    from linclf_grader.feedback import feedback_markdown
+
+    sub = tmp_path / "s1.py"
+    sub.write_text(S.reference_code().replace("def perceptron_update", "# %%\ndef perceptron_update")
+                   + "\n# %%\nprint(undefined_name)\n")
+    res = grade_submission(sub, "perceptron", private_tests=ROOT / "exercises" / "solutions")
+    assert res["cell_errors"], res
+    md = feedback_markdown(res, get_set("perceptron"))
+    assert "failed when your notebook was run and was skipped" in md and "undefined_name" in md
+    hidden = [t for t in res["tests"] if t["hidden"]]
+    assert any("hidden many epochs" in t["name"] for t in hidden)
+    assert re.search(r"\| 1 of 1 \|", md)        # the hidden test of an exercise, counted
+    assert "hidden many epochs" not in md          # but never named or shown
