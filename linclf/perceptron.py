@@ -205,7 +205,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         self
         """
         max_iter = self._validate_params()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="Perceptron")
         Z = augment(X) * y_pm[:, None]
         a = _initial_weights(self.w_init, self.b_init, X.shape[1])
@@ -281,30 +281,36 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         return a, max_iter, self._count_mistakes(Z, a) == 0
 
 
-def _survivor_run(Z, eta, margin, order, rng, n_epochs):
+def _survivor_run(Z, eta, margin, order, rng, n_epochs, keep=True):
     """Single-sample perceptron that keeps every weight vector it visits.
 
     Returns the augmented weight vectors ``A`` (one per row) and their survival
     counts ``c``: the number of samples each vector handled (the correction
-    that created it included) before the next mistake replaced it.
+    that created it included) before the next mistake replaced it. With
+    ``keep=False`` only the running sum :math:`\\sum_m c_m\\mathbf a_{(m)}` is kept,
+    and the average is returned as one vector with count :math:`\\sum_m c_m`.
     """
-    a = np.zeros(Z.shape[1])
+    a, total, c = np.zeros(Z.shape[1]), np.zeros(Z.shape[1]), 0
     vectors, counts = [], []
-    c = 0
     for _ in range(n_epochs):
         for i in _visit_order(Z.shape[0], order, rng):
             if a @ Z[i] <= margin:
-                vectors.append(a)
-                counts.append(c)
+                if keep:
+                    vectors.append(a)
+                    counts.append(c)
+                else:
+                    total += c * a
                 a = a + eta * Z[i]
                 c = 1
             else:
                 c += 1
+    if not keep:
+        visits = float(n_epochs * Z.shape[0])     # the average, weighing all the visits
+        return ((total + c * a) / visits)[None, :], np.array([visits])
     vectors.append(a)
     counts.append(c)
     A, c = np.array(vectors), np.array(counts, dtype=float)
-    keep = c > 0  # a vector replaced before it classified anything gets no vote
-    return A[keep], c[keep]
+    return A[c > 0], c[c > 0]  # a vector replaced before it classified anything gets no vote
 
 
 class _SurvivorMixin(BaseEstimator):
@@ -322,19 +328,19 @@ class _SurvivorMixin(BaseEstimator):
         self.random_state = random_state
         self.max_iter = max_iter
 
-    def _fit_survivors(self, X, y):
+    def _fit_survivors(self, X, y, keep=True):
         n_epochs = validate_params(self)["max_iter"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
-        Z = augment(X) * y_pm[:, None]
-        rng = check_random_state(self.random_state)
-        A, c = _survivor_run(Z, self.eta, self.margin, self.order, rng, n_epochs)
-        self.coefs_ = A[:, :-1]
-        self.intercepts_ = A[:, -1]
-        self.survival_counts_ = c
+        Z, rng = augment(X) * y_pm[:, None], check_random_state(self.random_state)
+        A, c = _survivor_run(Z, self.eta, self.margin, self.order, rng, n_epochs, keep=keep)
+        for name in ("coefs_", "intercepts_", "survival_counts_"):
+            self.__dict__.pop(name, None)          # a refit without trace keeps none stale
+        if keep:
+            self.coefs_, self.intercepts_, self.survival_counts_ = A[:, :-1], A[:, -1], c
         self.n_iter_ = n_epochs
         self.n_features_in_ = X.shape[1]
-        return self
+        return A, c
 
 
 class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
@@ -384,7 +390,8 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
         -------
         self
         """
-        return self._fit_survivors(X, y)
+        self._fit_survivors(X, y)
+        return self
 
     def decision_function(self, X):
         """The vote :math:`\\sum_m s_m \\operatorname{sign}(\\mathbf{w}_{(m)}^\\top\\mathbf{x} + b_{(m)})`.
@@ -431,17 +438,28 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
     ----------
     eta, margin, order, random_state, max_iter
         As in :class:`VotedPerceptron`.
+    trace : bool, default=False
+        Also keep every intermediate vector and its survival count. Without it
+        only the running sum :math:`\\sum_m s_m\\mathbf{a}_{(m)}` is kept.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     coefs_, intercepts_, survival_counts_
-        The intermediate vectors and their weights.
+        With ``trace=True`` only: the intermediate vectors and their weights.
     classes_, n_iter_, n_features_in_
     """
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
+    _parameter_constraints = {**_SurvivorMixin._parameter_constraints, "trace": [Options(True, False)]}
+
+    def __init__(self, *, eta=1.0, margin=0.0, order="cyclic", random_state=None, max_iter=10,
+                 trace=False):
+        super().__init__(eta=eta, margin=margin, order=order, random_state=random_state,
+                         max_iter=max_iter)
+        self.trace = trace
 
     def fit(self, X, y):
         """Train and average the intermediate weight vectors.
@@ -455,10 +473,9 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
         -------
         self
         """
-        self._fit_survivors(X, y)
-        weights = self.survival_counts_ / self.survival_counts_.sum()
-        self.coef_ = (weights @ self.coefs_)[None, :]
-        self.intercept_ = np.array([weights @ self.intercepts_])
+        A, c = self._fit_survivors(X, y, keep=validate_params(self)["trace"])
+        mean = (c / c.sum()) @ A
+        self.coef_, self.intercept_ = mean[None, :-1], mean[-1:]
         return self
 
 
@@ -537,7 +554,7 @@ class LinearMachine(LinearClassifierMixin, BaseEstimator):
         self
         """
         max_iter = validate_params(self)["max_iter"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, t = encode_labels(y, estimator="LinearMachine")
         X_hat = augment(X)
         A = np.zeros((self.classes_.shape[0], X_hat.shape[1]))
