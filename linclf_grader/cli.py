@@ -277,6 +277,18 @@ def _course_inputs(args, exset, paths, collection=None):
         for p, sid in zip(paths, students):
             if args.roster and sid is None:
                 raise ValueError(f"{p} is not in the roster {args.roster}")
+        if not args.roster and not args.student:
+            # "ab-1.py" is read as a second download of "ab": beside "ab.py" that would give
+            # student ab two rows, and the later one could overwrite the real grade
+            from .grade import student_from_filename
+
+            stems = {}
+            for p in paths:
+                stems.setdefault(student_from_filename(p)[0], set()).add(Path(p).stem)
+            clash = sorted(sid for sid, names in stems.items() if len(names) > 1)
+            if clash:
+                raise ValueError(f"files {sorted(stems[clash[0]])} all map to student "
+                                 f"{clash[0]!r}; keep one, or give --roster")
         known = set(roster.values()) | {s if s else Path(p).stem for p, s in zip(paths, students)}
         lms_times, sources, lms_late = {}, {}, {}
     overrides = read_overrides(args.overrides, exset) if args.overrides else {}

@@ -229,6 +229,10 @@ def find_submission(folder, set_name):
         rel = path.relative_to(folder).parts
         if any(p in _SKIP_DIRS or p.startswith(".") for p in rel) or not path.is_file():
             continue
+        # never a link (it could point at /autograder/source), nor a file reached through one
+        if path.is_symlink() or any((Path(folder).joinpath(*rel[:i])).is_symlink()
+                                    for i in range(1, len(rel))):
+            continue
         if path.suffix in (".ipynb", ".py"):
             found.append(path)
     if not found:

@@ -23,10 +23,14 @@ taken as one cell.  Sizes: a file may be at most :data:`MAX_FILE_BYTES`; the
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import errno
 import functools
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -102,6 +106,12 @@ def clean_source(source):
 
     Returns ``""`` for a cell that is not Python (``%%bash`` ...).
     """
+    try:
+        # valid Python is left alone: a continuation line may start with "%" or "!="
+        ast.parse(source)
+        return source
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     lines = source.splitlines()
     if lines and lines[0].lstrip().startswith("%%"):
         magic = lines[0].lstrip()[2:].split(None, 1)
@@ -129,17 +139,24 @@ def read_submission(path, set_name=None):
     """Read ``path`` as a :class:`Submission` of ``set_name`` (its book cells recognised)."""
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+        # never through a link: a student could point one at the reference solutions
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SubmissionError(f"{path.name} is a symbolic link; a submission must be a "
+                                  "plain file") from None
         raise SubmissionError(f"cannot read {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise SubmissionError(f"{path.name} is not a plain file")
+        data = fh.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise SubmissionError(f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB")
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
         raw = notebook_sources(data)
     elif suffix == ".py":
-        text = data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8-sig", errors="replace")  # an editor's BOM is no code
         raw = [(i, p) for i, p in enumerate(re.split(r"(?m)^# %%.*$", text)) if p.strip()]
     else:
         raise SubmissionError(f"{path.name}: a submission must be a .ipynb or .py file")
@@ -173,7 +190,7 @@ def submission_cells(data, raw, set_name=None):
 def notebook_sources(data):
     """``(index, source)`` of the code cells of an ``.ipynb`` (nbformat 4, however messy)."""
     try:
-        nb = json.loads(data.decode("utf-8", errors="replace"))
+        nb = json.loads(data.decode("utf-8-sig", errors="replace"))
     except (ValueError, RecursionError):
         raise SubmissionError("the notebook is not valid JSON") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):

@@ -40,6 +40,34 @@ def _check(fd, where):
         raise OutputRefused(f"{where} is writable by other users; choose a new --out folder")
 
 
+def _check_ancestors(folder, where):
+    """Refuse a folder that another user could move away and replace by a link.
+
+    The grader writes some outputs (collected copies, feedback, LMS files) by path
+    inside the folder it created; that is safe only if no other user can rename a
+    folder on the way to it. Each ancestor must belong to this user or to root and
+    must not be writable by others unless it has the sticky bit (as ``/tmp`` does),
+    the rule OpenSSH applies to the paths of its key files.
+    """
+    me = os.geteuid()
+    path = os.path.abspath(folder)
+    while True:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise OutputRefused(f"{where}: {path} cannot be inspected ({exc.strerror})") from None
+        if st.st_uid not in (me, 0):
+            raise OutputRefused(f"{where}: {path} belongs to another user, who could move the "
+                                "output folder away; choose a folder of your own")
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+            raise OutputRefused(f"{where}: {path} is writable by other users (and not sticky), "
+                                "who could move the output folder away; choose another place")
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
 class OutputDir:
     """An output folder opened safely; see the module docstring.
 
@@ -54,6 +82,7 @@ class OutputDir:
         parent, name = os.path.split(self.path)
         if not name or name in (".", ".."):
             raise OutputRefused(f"--out {path}: give the name of a new folder")
+        _check_ancestors(parent, f"--out {path}")
         try:
             pfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:

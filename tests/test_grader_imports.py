@@ -293,3 +293,33 @@ def test_check_and_the_grader_agree_when_a_call_runs_over_the_time_limit(tmp_pat
     assert [(r["name"], r["score"]) for r in results] == [(t["name"], t["score"]) for t in rows]
     assert any("did not return within 1 s" in r["output"] for r in results)
     assert 0 < sum(r["score"] for r in results) < sum(r["max_score"] for r in results)
+
+
+def test_the_loads_table_matches_the_installed_scipy():
+    """Every package LOADS names loads the forbidden module, and scipy's others do not."""
+    import subprocess
+    import sys
+
+    from linclf_grader.imports import LOADS
+
+    def loads(module, target):
+        code = f"import sys, {module}; print({target!r} in sys.modules)"
+        out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True)
+        return out.stdout.strip() == "True"
+
+    for target, packages in LOADS.items():
+        for package in packages:
+            assert loads(package, target), (package, target)
+    for other in ("scipy.special", "scipy.linalg", "scipy.spatial", "scipy.sparse", "scipy.fft"):
+        assert not loads(other, "scipy.optimize"), other
+
+
+def test_an_import_that_loads_a_forbidden_module_breaches_in_check_and_grade():
+    from linclf_grader import get_set
+    from linclf_grader.imports import breaches
+
+    exset = get_set("logistic")
+    cells = ["from scipy.stats import logistic\n"
+             "def irls_fit(X, y, lam=0.0, max_iter=50):\n    return logistic.cdf(X)\n"]
+    found = breaches(cells, exset.exercises)
+    assert found == {"irls_fit": ["scipy.stats.logistic.cdf (it loads scipy.optimize)"]}

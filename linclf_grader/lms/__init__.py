@@ -162,7 +162,13 @@ def collect_folder(folder, dest=None):
         raise ValueError(f"{folder}: not a directory")
     found, unmapped = {}, []
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
+        if path.name.startswith("."):
+            continue
+        if path.is_symlink():
+            # a student's link could point at the reference solutions or another's work
+            unmapped.append((path.name, "a symbolic link, not a submitted file"))
+            continue
+        if path.is_dir():
             continue
         if path.suffix.lower() not in SUBMISSION_SUFFIXES:
             unmapped.append((path.name, "not a .ipynb or .py file"))
@@ -182,7 +188,7 @@ def collect_folder(folder, dest=None):
         path = paths[0]
         if dest is not None:
             Path(dest).mkdir(parents=True, exist_ok=True)
-            path = Path(shutil.copy(path, Path(dest) / path.name))
+            path = Path(shutil.copy(path, Path(dest) / path.name, follow_symlinks=False))
         subs.append(Submission(sid, path, paths[0].name, "folder"))
     roster = {sid: RosterEntry(sid, sid) for sid in found}
     return Collection("a folder", subs, unmapped, ambiguous, roster)
