@@ -13,6 +13,7 @@ function in a script -- by the same function the grader uses on the file.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import json
 import os
@@ -22,7 +23,7 @@ import warnings
 
 from . import _worker
 from .framework import StudentError, find_exercise, get_set, run_tests
-from .imports import apply_breaches, breaches
+from .imports import LOADS, apply_breaches, breaches, forbidden_for, is_forbidden
 from .notebook import submission_cells
 from .timeouts import CALL_TIMEOUT, calls_budget, time_limit
 from .values import BadValue, decode_value, encode_args
@@ -131,12 +132,75 @@ def evaluate(target, fn=None, *, timeout=CALL_TIMEOUT, student=None, cells=None)
                              'student("YOUR-ID")')
         return exset.variant_data(name, sid)
 
-    results = run_tests(tests, _in_process_backend(fn, timeout), variant_data)
+    watch = _ForbiddenCalls(forbidden_for(exercise))
+    results = run_tests(tests, watch.wrap(_in_process_backend(fn, timeout)), variant_data)
     if cells is None:
         cells = kernel_cells(fn, exset.name)
     # the grader calls the function by the exercise's name: the rules look it up by that name
-    apply_breaches(results, breaches(cells, {exercise.name: exercise}))
+    found = breaches(cells, {exercise.name: exercise})
+    if watch.seen and exercise.name not in found:
+        # an import the static rule cannot see (exec, __import__, importlib): in the grader's
+        # sandbox that module is masked and the exercise earns nothing, so here neither
+        found[exercise.name] = sorted(watch.seen)
+    apply_breaches(results, found)
     return exercise, results
+
+
+class _ForbiddenCalls:
+    """Notice, while the student's function runs, any call into a forbidden package.
+
+    The grader's sandbox masks those packages, so a function that reaches one by a
+    route the static rule cannot follow fails there; ``check()`` sees the call
+    (by the file of the code that runs, or the module of a built-in) and agrees.
+    """
+
+    def __init__(self, forbidden):
+        self.forbidden = tuple(forbidden)
+        self.seen = set()
+        self.dirs = []
+        for module in (*self.forbidden, *(p for f in self.forbidden for p in LOADS.get(f, ()))):
+            try:
+                spec = importlib.util.find_spec(module)
+            except (ImportError, ValueError):
+                continue  # not installed: nothing can reach it
+            if spec is not None and spec.origin:
+                self.dirs.append((os.path.dirname(spec.origin) + os.sep, module))
+
+    def _profile(self, frame, event, arg):
+        if event == "call":
+            name = frame.f_code.co_filename
+            for folder, module in self.dirs:
+                if name.startswith(folder):
+                    self.seen.add(module)
+        elif event == "c_call":
+            module = getattr(arg, "__module__", None) or ""
+            if module and is_forbidden(module, self.forbidden):
+                self.seen.add(module)
+
+    def wrap(self, call):
+        def watched(name, args, kwargs):
+            previous = sys.getprofile()
+            sys.setprofile(self._profile)
+            try:
+                return call(name, args, kwargs)
+            finally:
+                sys.setprofile(previous)
+        # the tests read the warnings of the last call from the backend
+        return _Forward(watched, call)
+
+
+class _Forward:
+    """A backend that runs ``watched`` and reads ``last_warnings`` from the wrapped one."""
+
+    def __init__(self, watched, inner):
+        self._watched, self._inner = watched, inner
+
+    def __call__(self, name, args, kwargs):
+        return self._watched(name, args, kwargs)
+
+    @property
+    def last_warnings(self):
+        return self._inner.last_warnings
 
 
 def check(target, fn=None, *, timeout=CALL_TIMEOUT):
