@@ -13,9 +13,12 @@ bit-for-bit the one of the sample-by-sample loop.
 
 from __future__ import annotations
 
+import math
+from operator import add, mul
+
 import numpy as np
 
-__all__ = ["MistakeScanner"]
+__all__ = ["MistakeScanner", "fixed_step_epoch"]
 
 
 class MistakeScanner:
@@ -28,39 +31,95 @@ class MistakeScanner:
     margin : float
     max_norm : float
         :math:`\max_i\lVert\mathbf z_i\rVert`.
+    rows : list of ndarray or None
+        ``list(Zo)``, if the caller has it already.
     """
 
-    def __init__(self, Zo, margin, max_norm):
+    def __init__(self, Zo, margin, max_norm, rows=None):
         self.Zo = Zo
-        self.rows = list(Zo)  # row views: indexing a list is cheaper than a 2-D array
+        # row views: indexing a list is cheaper than a 2-D array
+        self.rows = list(Zo) if rows is None else rows
         self.margin = margin
         self.n = Zo.shape[0]
         self.rounding = 4.0 * (Zo.shape[1] + 1) * np.finfo(float).eps * max_norm
-        self.block = 8
+        self.block = 32
 
     def next_mistake(self, a, start):
         """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``."""
         Zo, rows, margin, n = self.Zo, self.rows, self.margin, self.n
-        band = None
+        band = self.rounding * math.sqrt(a @ a)
+        low, high = margin - band, margin + band
         p = start
         while p < n:
-            if self.block <= 8:
-                # mistakes every few samples: a block product would not pay, test one by one
-                for k in range(p, min(n, p + 8)):
-                    if a @ rows[k] <= margin:
-                        self.block = 2 * (k - start + 1)
-                        return k
-                p = min(n, p + 8)
-                self.block = 16
-                continue
-            if band is None:
-                band = margin + self.rounding * float(np.sqrt(a @ a))
             q = min(n, p + self.block)
-            for k in np.flatnonzero(Zo[p:q] @ a <= band).tolist():
-                if a @ rows[p + k] <= margin:  # the per-sample test decides
+            scores = Zo[p:q] @ a
+            candidate = scores <= high
+            k = int(candidate.argmax())
+            while candidate[k]:
+                # below the band it is a mistake whatever the rounding; within it the
+                # per-sample test decides
+                if scores[k] < low or a @ rows[p + k] <= margin:
                     # mistakes come about every (p + k - start) samples: size the next block so
-                    self.block = min(4096, 2 * (p + k - start + 1))
+                    self.block = min(4096, max(32, 4 * (p + k - start + 1)))
                     return p + k
+                candidate[k] = False
+                k = int(candidate.argmax())
             p = q
             self.block = min(4096, 2 * self.block)
         return n
+
+
+# Up to this many weights a dot product in Python floats costs less than a numpy call.
+_PYTHON_DOT_MAX = 16
+
+
+def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
+    """One epoch of the fixed-increment rule ``a <- a + eta z_k`` over ``Zo`` in order.
+
+    ``rows`` is ``list(Zo)`` (kept by the caller across epochs when the order does not
+    change). ``dense`` says the last epoch corrected more than one sample in 16: then the
+    samples are visited one by one (in Python floats for few weights, where a numpy call
+    would cost more than the arithmetic); otherwise :class:`MistakeScanner` skips
+    the correct stretches in blocks. Either way every decision is the one of
+    ``a @ Zo[k] <= margin`` and every update the same float operations, so the result is
+    bit-for-bit that of the plain loop. Returns ``(a, mistakes)``.
+    """
+    if dense and Zo.shape[1] <= _PYTHON_DOT_MAX:
+        return _python_epoch(Zo, a, eta, margin, max_norm)
+    if dense:  # the plain loop: a block would end at the next mistake, a few samples on
+        mistakes = 0
+        for z in rows:
+            if a @ z <= margin:
+                a = a + eta * z
+                mistakes += 1
+        return a, mistakes
+    scan, k, mistakes = MistakeScanner(Zo, margin, max_norm, rows), -1, 0
+    while (k := scan.next_mistake(a, k + 1)) < Zo.shape[0]:
+        a = a + eta * rows[k]
+        mistakes += 1
+    return a, mistakes
+
+
+def _python_epoch(Zo, a, eta, margin, max_norm):
+    # The Python sum and numpy's dot both err by at most (p + 1) eps sum|a_i z_i|
+    # <= (p + 1) eps ||a|| max||z||; a score farther than twice that from the margin
+    # has the same side in both, a nearer one is decided by numpy's dot itself.
+    # ||a|| is tracked by an upper bound (each update adds at most eta max||z||).
+    rounding = 4.0 * (Zo.shape[1] + 1) * np.finfo(float).eps * max_norm
+    norm_a = float(np.sqrt(a @ a)) * (1.0 + 1e-6)
+    step = eta * max_norm * (1.0 + 1e-6)
+    a_list = a.tolist()
+    z_lists = Zo.tolist()
+    eta_z = Zo.tolist() if eta == 1.0 else (eta * Zo).tolist()  # fl(eta z), as numpy has it
+    mistakes = 0
+    for z, ez in zip(z_lists, eta_z):
+        score = sum(map(mul, a_list, z))
+        if score > margin + rounding * norm_a:
+            continue
+        if score >= margin - rounding * norm_a:  # within rounding: numpy's dot decides
+            if np.array(a_list) @ np.array(z) > margin:
+                continue
+        a_list = list(map(add, a_list, ez))
+        norm_a += step
+        mistakes += 1
+    return np.array(a_list), mistakes
