@@ -44,10 +44,13 @@ class MistakeScanner:
         self.rounding = 4.0 * (Zo.shape[1] + 1) * np.finfo(float).eps * max_norm
         self.block = 32
 
-    def next_mistake(self, a, start):
-        """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``."""
+    def next_mistake(self, a, start, norm_a=None):
+        """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``.
+
+        ``norm_a``, if given, is an upper bound on :math:`\\lVert\\mathbf a\\rVert`.
+        """
         Zo, rows, margin, n = self.Zo, self.rows, self.margin, self.n
-        band = self.rounding * math.sqrt(a @ a)
+        band = self.rounding * (math.sqrt(a @ a) if norm_a is None else norm_a)
         low, high = margin - band, margin + band
         p = start
         while p < n:
@@ -77,9 +80,10 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
     """One epoch of the fixed-increment rule ``a <- a + eta z_k`` over ``Zo`` in order.
 
     ``rows`` is ``list(Zo)`` (kept by the caller across epochs when the order does not
-    change). ``dense`` says the last epoch corrected more than one sample in 16: then the
+    change). ``dense`` says the last epoch corrected more than one sample in 4: then the
     samples are visited one by one (in Python floats for few weights, where a numpy call
-    would cost more than the arithmetic); otherwise :class:`MistakeScanner` skips
+    would cost more than the arithmetic), since a block scan costs a few numpy calls per
+    mistake and the plain loop about one per sample; otherwise :class:`MistakeScanner` skips
     the correct stretches in blocks. Either way every decision is the one of
     ``a @ Zo[k] <= margin`` and every update the same float operations, so the result is
     bit-for-bit that of the plain loop. Returns ``(a, mistakes)``.
@@ -94,8 +98,12 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
                 mistakes += 1
         return a, mistakes
     scan, k, mistakes = MistakeScanner(Zo, margin, max_norm, rows), -1, 0
-    while (k := scan.next_mistake(a, k + 1)) < Zo.shape[0]:
-        a = a + eta * rows[k]
+    # an upper bound on ||a|| (each update adds at most eta max||z||) spares a numpy
+    # call per mistake; eta z is z itself when eta is 1, as the plain loop has it too
+    norm_a, step = math.sqrt(a @ a) * (1.0 + 1e-6), eta * max_norm * (1.0 + 1e-6)
+    while (k := scan.next_mistake(a, k + 1, norm_a)) < Zo.shape[0]:
+        a = a + rows[k] if eta == 1.0 else a + eta * rows[k]
+        norm_a += step
         mistakes += 1
     return a, mistakes
 
@@ -110,16 +118,18 @@ def _python_epoch(Zo, a, eta, margin, max_norm):
     step = eta * max_norm * (1.0 + 1e-6)
     a_list = a.tolist()
     z_lists = Zo.tolist()
-    eta_z = Zo.tolist() if eta == 1.0 else (eta * Zo).tolist()  # fl(eta z), as numpy has it
+    eta_z = z_lists if eta == 1.0 else (eta * Zo).tolist()  # fl(eta z), as numpy has it
     mistakes = 0
+    low, high = margin - rounding * norm_a, margin + rounding * norm_a
     for z, ez in zip(z_lists, eta_z):
         score = sum(map(mul, a_list, z))
-        if score > margin + rounding * norm_a:
+        if score > high:
             continue
-        if score >= margin - rounding * norm_a:  # within rounding: numpy's dot decides
+        if score >= low:  # within rounding: numpy's dot decides
             if np.array(a_list) @ np.array(z) > margin:
                 continue
         a_list = list(map(add, a_list, ez))
         norm_a += step
+        low, high = margin - rounding * norm_a, margin + rounding * norm_a
         mistakes += 1
     return np.array(a_list), mistakes

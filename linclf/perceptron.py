@@ -253,13 +253,13 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
 
     def _run_single(self, Z, a, max_iter, rng):
         max_norm = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max()))
-        rows, dense = list(Z), True  # row views, rebuilt only when the order changes
+        rows, dense = list(Z), False  # row views, rebuilt only when the order changes
         for epoch in range(1, max_iter + 1):
             idx = _visit_order(Z.shape[0], self.order, rng)
             Zo, rows = (Z, rows) if self.order != "shuffle" else (Z[idx], list(Z[idx]))
             if self.step == "fixed" and not self.trace:  # the common case (see linclf._scan)
                 a, wrong = fixed_step_epoch(Zo, rows, a, self.eta, self.margin, max_norm, dense)
-                self.n_updates_, dense = self.n_updates_ + wrong, 16 * wrong > Zo.shape[0]
+                self.n_updates_, dense = self.n_updates_ + wrong, 4 * wrong > Zo.shape[0]
                 if wrong == 0:
                     return a, epoch, True
                 continue
