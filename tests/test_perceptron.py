@@ -433,3 +433,19 @@ def test_scores_within_rounding_of_the_margin_are_decided_as_the_plain_loop_does
         clf = Perceptron(eta=0.1, max_iter=10).fit(X, y)
     a = _plain_perceptron(X, y, 0.1, 0.0, clf.n_iter_)
     np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
+
+
+def test_block_scan_decides_within_rounding_as_the_plain_loop_does():
+    # the same kind of data with few mistakes (the block scan's regime); deciding by
+    # the block product alone gives other weights on this draw
+    rng = np.random.default_rng(52)
+    for d in (2, 6):  # the second draw is the one
+        X = rng.integers(-3, 4, size=(300, d)).astype(float)
+        X[:, 1] *= 1e8
+        X[:, 0] += 0.1
+        y = (X[:, 0] + (rng.random(300) < 0.02) * 5 > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(eta=0.1, max_iter=10).fit(X, y)
+    a = _plain_perceptron(X, y, 0.1, 0.0, clf.n_iter_)
+    np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
