@@ -14,7 +14,6 @@ bit-for-bit the one of the sample-by-sample loop.
 from __future__ import annotations
 
 import math
-from operator import add, mul
 
 import numpy as np
 
@@ -61,7 +60,7 @@ class MistakeScanner:
             while candidate[k]:
                 # below the band it is a mistake whatever the rounding; within it the
                 # per-sample test decides
-                if scores[k] < low or a @ rows[p + k] <= margin:
+                if scores[k] < low or a.dot(rows[p + k]) <= margin:
                     # mistakes come about every (p + k - start) samples: size the next block so
                     self.block = min(4096, max(32, 4 * (p + k - start + 1)))
                     return p + k
@@ -72,29 +71,23 @@ class MistakeScanner:
         return n
 
 
-# Up to this many weights a dot product in Python floats costs less than a numpy call.
-_PYTHON_DOT_MAX = 16
-
-
 def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
     """One epoch of the fixed-increment rule ``a <- a + eta z_k`` over ``Zo`` in order.
 
     ``rows`` is ``list(Zo)`` (kept by the caller across epochs when the order does not
     change). ``dense`` says the last epoch corrected more than one sample in 4: then the
-    samples are visited one by one (in Python floats for few weights, where a numpy call
-    would cost more than the arithmetic), since a block scan costs a few numpy calls per
-    mistake and the plain loop about one per sample; otherwise :class:`MistakeScanner` skips
+    samples are visited one by one, since a block scan costs a few numpy calls per
+    mistake and the plain loop one per sample; otherwise :class:`MistakeScanner` skips
     the correct stretches in blocks. Either way every decision is the one of
     ``a @ Zo[k] <= margin`` and every update the same float operations, so the result is
     bit-for-bit that of the plain loop. Returns ``(a, mistakes)``.
     """
-    if dense and Zo.shape[1] <= _PYTHON_DOT_MAX:
-        return _python_epoch(Zo, a, eta, margin, max_norm)
     if dense:  # the plain loop: a block would end at the next mistake, a few samples on
         mistakes = 0
         for z in rows:
-            if a @ z <= margin:
-                a = a + eta * z
+            # the method: np.dot and @ cost twice as much per call (same BLAS ddot)
+            if a.dot(z) <= margin:
+                a = a + z if eta == 1.0 else a + eta * z
                 mistakes += 1
         return a, mistakes
     scan, k, mistakes = MistakeScanner(Zo, margin, max_norm, rows), -1, 0
@@ -106,30 +99,3 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
         norm_a += step
         mistakes += 1
     return a, mistakes
-
-
-def _python_epoch(Zo, a, eta, margin, max_norm):
-    # The Python sum and numpy's dot both err by at most (p + 1) eps sum|a_i z_i|
-    # <= (p + 1) eps ||a|| max||z||; a score farther than twice that from the margin
-    # has the same side in both, a nearer one is decided by numpy's dot itself.
-    # ||a|| is tracked by an upper bound (each update adds at most eta max||z||).
-    rounding = 4.0 * (Zo.shape[1] + 1) * np.finfo(float).eps * max_norm
-    norm_a = float(np.sqrt(a @ a)) * (1.0 + 1e-6)
-    step = eta * max_norm * (1.0 + 1e-6)
-    a_list = a.tolist()
-    z_lists = Zo.tolist()
-    eta_z = z_lists if eta == 1.0 else (eta * Zo).tolist()  # fl(eta z), as numpy has it
-    mistakes = 0
-    low, high = margin - rounding * norm_a, margin + rounding * norm_a
-    for z, ez in zip(z_lists, eta_z):
-        score = sum(map(mul, a_list, z))
-        if score > high:
-            continue
-        if score >= low:  # within rounding: numpy's dot decides
-            if np.array(a_list) @ np.array(z) > margin:
-                continue
-        a_list = list(map(add, a_list, ez))
-        norm_a += step
-        low, high = margin - rounding * norm_a, margin + rounding * norm_a
-        mistakes += 1
-    return np.array(a_list), mistakes

@@ -421,8 +421,8 @@ def test_fast_epochs_are_bit_for_bit_the_plain_loop(d, gap, eta, margin):
 @pytest.mark.parametrize("d", [2, 6])
 def test_scores_within_rounding_of_the_margin_are_decided_as_the_plain_loop_does(seed, d):
     # a feature of 1e8 cancels in the score, whose last bits then depend on the order of
-    # summation: deciding by the Python sum alone (not by numpy's dot within rounding of
-    # the margin) gives other weights on these data
+    # summation: a fast path that decided by another sum than the per-sample dot within
+    # rounding of the margin would give other weights on these data
     rng = np.random.default_rng(seed)
     X = rng.integers(-3, 4, size=(300, d)).astype(float)
     X[:, 1] *= 1e8
