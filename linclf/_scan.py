@@ -54,7 +54,7 @@ class MistakeScanner:
         p = start
         while p < n:
             q = min(n, p + self.block)
-            scores = Zo[p:q] @ a
+            scores = Zo[p:q].dot(a)
             candidate = scores <= high
             k = int(candidate.argmax())
             while candidate[k]:
