@@ -83,21 +83,61 @@ class Interval:
         return f"{noun} in {left}{low}, {high}{right}"
 
 
+def _same_kind(value, option):
+    """Whether ``value`` may be compared with ``option`` by value.
+
+    Numbers compare by value whatever their Python or numpy type, so
+    ``np.float64(np.inf)`` (what a grid of C values holds) is the option
+    ``inf`` and ``np.True_`` is ``True``; but a bool is never a number here,
+    nor a number a bool, so ``1`` is not ``True``; an integer option admits
+    only integral numbers.
+    """
+    if isinstance(option, (bool, np.bool_)):
+        return isinstance(value, (bool, np.bool_))
+    if _is_real(option):
+        if not _is_real(value):
+            return False
+        if isinstance(option, (numbers.Integral, np.integer)):
+            # an integer option (max_iter=-1) admits integral values only, so
+            # 2.5 stays a TypeError as for Interval("integer")
+            return math.isfinite(value) and float(value).is_integer()
+        return True
+    if isinstance(option, str):
+        return isinstance(value, str)
+    return type(value) is type(option)
+
+
 class Options:
-    """One of a few fixed values (strings, ``None``, booleans)."""
+    """One of a few fixed values (strings, ``None``, booleans, numbers).
+
+    A value matches an option of the same kind (see :func:`_same_kind`) that
+    it equals; ``convert`` returns the option itself, so the estimator works
+    with ``inf`` and ``True`` rather than their numpy counterparts.
+    """
 
     def __init__(self, *values):
         self.values = values
 
+    def _match(self, value):
+        for v in self.values:
+            if value is v:
+                return v
+            if _same_kind(value, v):
+                try:
+                    if bool(value == v):
+                        return v
+                except (TypeError, ValueError):
+                    pass
+        return None
+
     def admits_type(self, value):
-        return any(type(value) is type(v) or (isinstance(v, str) and isinstance(value, str))
-                   for v in self.values)
+        return any(_same_kind(value, v) for v in self.values)
 
     def contains(self, value):
-        return any(value is v or (type(value) is type(v) and value == v) for v in self.values)
+        return any(value is v for v in self.values) or self._match(value) is not None
 
     def convert(self, value):
-        return value
+        return value if any(value is v for v in self.values) else self._match(value)
 
     def __str__(self):
         return "one of " + ", ".join(repr(v) for v in self.values)

@@ -24,6 +24,7 @@ __all__ = [
     "check_n_features",
     "check_random_state",
     "check_positive",
+    "check_score_labels",
     "encode_binary",
     "encode_labels",
 ]
@@ -109,7 +110,20 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
             f"Complex data not supported: {name} has complex entries "
             f"(for example {arr.flat[0]!r}); pass the real part or split it into features."
         )
-    if arr.dtype.kind in "OUSV":
+    if arr.dtype.kind in "USMm" or (
+            arr.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in arr.flat)):
+        # Parsing "1.5" or counting days since 1970 would make a model of the
+        # text's or the calendar's encoding, not of a quantity the user chose.
+        example = next((v for v in arr.flat if isinstance(v, (str, bytes))), arr.flat[0]) \
+            if arr.size else None
+        what = "dates or times" if arr.dtype.kind in "Mm" else "strings"
+        example = example.item() if isinstance(example, np.generic) else example
+        raise TypeError(
+            f"{name} must contain real numbers; got {what} (dtype {arr.dtype}, for example "
+            f"{example!r}). Convert them to numbers yourself first (e.g. X.astype(float) for "
+            "numeric text, an encoding for categories, a chosen unit for dates)."
+        )
+    if arr.dtype.kind in "OV":
         try:
             arr = arr.astype(dtype)
         except (TypeError, ValueError) as exc:
@@ -147,6 +161,129 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
     return arr
 
 
+def _feature_names(X):
+    """The column names of a data frame when they are all strings, else ``None``.
+
+    Duck-typed on ``X.columns`` so that pandas (or any frame library) stays
+    optional. As in scikit-learn, names are recorded only when every column
+    name is a string; a mix of strings and other types is refused, since
+    some columns could then be matched by name and others not.
+    """
+    if isinstance(X, np.ndarray):
+        return None
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if names.ndim != 1 or names.size == 0:
+        return None
+    is_str = [isinstance(v, str) for v in names]
+    if all(is_str):
+        return names
+    if any(is_str):
+        kinds = sorted({type(v).__name__ for v in names})
+        raise TypeError(
+            f"Feature names are used only if every column name is a string; X has column "
+            f"names of types {kinds}. Convert them all to str (X.columns = X.columns.astype(str))."
+        )
+    return None
+
+
+def _record_feature_names(estimator, X):
+    """Set (or, for an unnamed ``X``, remove) ``estimator.feature_names_in_``."""
+    names = _feature_names(X)
+    if names is None:
+        estimator.__dict__.pop("feature_names_in_", None)
+    else:
+        estimator.feature_names_in_ = names
+
+
+def _check_feature_names(estimator, X):
+    """Compare the column names of ``X`` with those seen in ``fit``.
+
+    Different names, or the same names in another order, are a ``ValueError``
+    (matching columns by position would silently use the wrong features);
+    names on one side only give a ``UserWarning``, as scikit-learn does.
+    """
+    fitted = getattr(estimator, "feature_names_in_", None)
+    names = _feature_names(X)
+    who = type(estimator).__name__
+    if fitted is None and names is None:
+        return
+    if fitted is None:
+        warnings.warn(
+            f"X has feature names, but {who} was fitted without feature names",
+            UserWarning, stacklevel=4)
+        return
+    if names is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {who} was fitted with feature names",
+            UserWarning, stacklevel=4)
+        return
+    if len(names) == len(fitted) and np.all(names == fitted):
+        return
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+
+    def listing(values):
+        shown = "".join(f"- {v}\n" for v in values[:5])
+        return shown + ("- ...\n" if len(values) > 5 else "")
+
+    # The first sentence is scikit-learn's, so code that matches it keeps working.
+    message = "The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + listing(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listing(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
+def _label_kinds(values):
+    """``{"number"}``, ``{"string"}``, or the type names of an object array's labels."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "biuf":
+        return {"number"}
+    if arr.dtype.kind in "US":
+        return {"string"}
+    kinds = set()
+    for v in arr.ravel():
+        if isinstance(v, (str, bytes)):
+            kinds.add("string")
+        elif isinstance(v, (numbers.Number, np.number, np.bool_)):
+            kinds.add("number")
+        else:
+            kinds.add(type(v).__name__)
+    return kinds
+
+
+def check_score_labels(estimator, y, n_samples):
+    """Validate the ``y`` given to ``score`` as ``fit`` does, against ``classes_``.
+
+    A column vector is raveled with a warning (comparing an (n,) prediction
+    with an (n, 1) ``y`` would broadcast to n x n and score about 0.5 whatever
+    the model). Labels of another type than the training labels (strings
+    where the model was fitted on numbers, or the reverse) can never be
+    predicted, so they are refused rather than scored 0.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    y = _check_y(y, n_samples)
+    classes = getattr(estimator, "classes_", None)
+    if classes is not None and y.size:
+        foreign = _label_kinds(y) - _label_kinds(classes)
+        if foreign:
+            raise ValueError(
+                f"y holds labels of type {sorted(foreign)}, but {type(estimator).__name__} was "
+                f"fitted on labels {np.asarray(classes).tolist()} of type {sorted(_label_kinds(classes))}; "
+                "none of them can ever be predicted. Pass y in the encoding used in fit."
+            )
+    return y
+
+
 def _check_y(y, n_samples, name="y"):
     if y is None:
         raise ValueError(
@@ -179,8 +316,19 @@ def _check_y(y, n_samples, name="y"):
     return y
 
 
-def check_X_y(X, y, *, name_X="X", name_y="y"):
+def check_X_y(X, y, *, name_X="X", name_y="y", estimator=None):
     """Validate a data matrix and its label vector together.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+    name_X, name_y : str
+        Names used in error messages.
+    estimator : object or None
+        The estimator being fitted: it gets ``feature_names_in_`` when ``X`` is
+        a data frame whose column names are all strings, and loses a stale one
+        otherwise (``check_n_features`` compares them at prediction time).
 
     Returns
     -------
@@ -188,9 +336,38 @@ def check_X_y(X, y, *, name_X="X", name_y="y"):
     y : ndarray of shape (n_samples,)
         Labels are returned unchanged in value (any hashable, sortable type).
     """
+    if estimator is not None:
+        _record_feature_names(estimator, X)
     X = check_array(X, name=name_X)
     y = _check_y(y, X.shape[0], name=name_y)
+    if estimator is not None:
+        _check_squares_finite(X, name_X)
     return X, y
+
+
+def _check_squares_finite(X, name="X"):
+    """Refuse training data whose sum of squares overflows or underflows float64.
+
+    Every solver forms inner products, Gram or scatter matrices of the data;
+    past about 1e154 they overflow, and numpy then fails deep inside (``SVD
+    did not converge``) or the model silently comes out as inf/NaN garbage.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        total = np.einsum("ij,ij->", X, X)
+    if total == 0.0 and np.any(X):
+        # below about 1e-162 every square is 0, so every solver sees X = 0 and
+        # returns the majority class without a word
+        raise ValueError(
+            f"{name} is too small for float64 arithmetic: its squares underflow to 0 (largest "
+            f"entry {np.max(np.abs(X)):.3g}), so every inner product would be 0. Rescale it "
+            "(e.g. StandardScaler, or multiply by a power of ten) before fitting."
+        )
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} is too large for float64 arithmetic: its sum of squares overflows (largest "
+            f"entry {np.max(np.abs(X)):.3g}), so every inner product and scatter matrix would be "
+            "inf. Rescale it (e.g. StandardScaler, or divide by a power of ten) before fitting."
+        )
 
 
 def encode_labels(y, *, n_classes=None, estimator=None):
@@ -259,7 +436,7 @@ def check_known_labels(y, classes, n_samples):
     y = np.asarray(y)
     if y.shape != (n_samples,) or not np.all(np.isin(y, classes)):
         raise ValueError(
-            f"y must be a 1-D array of {n_samples} labels from {list(classes)}."
+            f"y must be a 1-D array of {n_samples} labels from {np.asarray(classes).tolist()}."
         )
     return y
 
@@ -288,8 +465,9 @@ def check_is_fitted(estimator, attributes=None):
 
 
 def check_n_features(estimator, X, *, name="X"):
-    """Validate ``X`` for prediction and check its feature count against fit."""
+    """Validate ``X`` for prediction and check its feature names and count against fit."""
     check_is_fitted(estimator, "n_features_in_")
+    _check_feature_names(estimator, X)
     X = check_array(X, name=name)
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(

@@ -7,7 +7,11 @@ depending on it:
   happens in ``fit``), so :meth:`BaseEstimator.get_params` and
   :meth:`BaseEstimator.set_params` work and ``sklearn.base.clone`` can copy them;
 * ``fit`` returns ``self``; what ``fit`` learns ends in ``_``;
-* labels can be any two (or k) sortable values, kept in ``classes_``.
+* labels can be any two (or k) sortable values, kept in ``classes_``;
+* a data frame whose column names are all strings (``X.columns``, duck-typed:
+  pandas is never imported) leaves ``feature_names_in_`` after ``fit``, and
+  every method that takes ``X`` then requires the same names in the same
+  order (``ValueError`` otherwise; names on one side only warn), as scikit-learn does.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import inspect
 
 import numpy as np
 
-from ._validation import check_is_fitted, check_n_features
+from ._validation import check_is_fitted, check_n_features, check_score_labels
 
 __all__ = ["BaseEstimator", "ClassifierMixin", "LinearClassifierMixin", "binary_decision"]
 
@@ -115,22 +119,31 @@ class ClassifierMixin:
         ----------
         X : array_like of shape (n_samples, n_features)
         y : array_like of shape (n_samples,)
+            Validated as in ``fit``: a column vector is raveled with a
+            ``DataConversionWarning``; labels of another type than ``classes_``
+            (strings for a model fitted on numbers, or the reverse) raise
+            ``ValueError``.
 
         Returns
         -------
         float
         """
-        y = np.asarray(y)
         y_pred = self.predict(X)
-        if y.shape[0] != y_pred.shape[0]:
-            raise ValueError(
-                f"X and y have inconsistent numbers of samples: {y_pred.shape[0]} and {y.shape[0]}."
-            )
+        y = check_score_labels(self, y, y_pred.shape[0])
         return float(np.mean(y_pred == y))
 
     #: True for estimators that accept exactly two classes (wrap them in
     #: OneVsRest/OneVsOne for more); declared to scikit-learn as ``multi_class=False``.
     _binary_only = False
+
+    def _multi_class(self):
+        """Whether the current parameters accept more than two classes.
+
+        The tags scikit-learn reads come from here, so an estimator whose
+        parameters decide the matter (``FisherLDA(threshold="mean")``)
+        overrides this rather than declaring a support it then refuses.
+        """
+        return not self._binary_only
 
     def __sklearn_tags__(self):
         # Lets scikit-learn's Pipeline/GridSearchCV/clone/check_estimator treat
@@ -141,7 +154,7 @@ class ClassifierMixin:
         return Tags(
             estimator_type="classifier",
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(multi_class=not self._binary_only),
+            classifier_tags=ClassifierTags(multi_class=self._multi_class()),
             transformer_tags=TransformerTags() if hasattr(self, "transform") else None,
         )
 

@@ -100,7 +100,7 @@ class KernelRidgeClassifier(BaseEstimator, KernelClassifierMixin):
         """
         params = validate_params(self)
         lam = params["alpha"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="KernelRidgeClassifier")
         self.kernel_ = Kernel.from_params(
             self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X=X
@@ -117,6 +117,8 @@ class KernelRidgeClassifier(BaseEstimator, KernelClassifierMixin):
         resid = K @ coef - y_pm
         self.objective_ = float(resid @ resid / (2 * n) + lam / 2 * coef @ K @ coef)
         self.dual_coef_ = coef[None, :]
-        self.support_vectors_ = X
+        # a copy: check_X_y returns the caller's own float64 array, and a model
+        # must not change when the caller later edits it in place
+        self.support_vectors_ = X.copy()
         self.n_features_in_ = X.shape[1]
         return self

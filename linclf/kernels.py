@@ -111,6 +111,15 @@ def _check_gamma(gamma, X=None):
     return float(gamma)
 
 
+def _check_gamma_spec(gamma):
+    """Check ``gamma``'s type and range without resolving it from data."""
+    if gamma is None or (isinstance(gamma, str) and gamma in ("scale", "auto")):
+        return
+    if isinstance(gamma, str):
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0; got {gamma!r}.")
+    _check_gamma(gamma)
+
+
 def _resolve_name(kernel):
     if not isinstance(kernel, str):
         raise TypeError(f"kernel must be a string or a callable; got {kernel!r}.")
@@ -210,6 +219,12 @@ class Kernel:
         """
         if isinstance(kernel, Kernel):
             return kernel
+        # Every parameter is checked whatever the kernel, as scikit-learn's SVC
+        # does: SVC(degree=0) is a mistake even while kernel="rbf" ignores it,
+        # and it would surface later, when a grid search switches to "poly".
+        _check_gamma_spec(gamma)
+        degree = check_degree(degree)
+        coef0 = check_coef0(coef0)
         if callable(kernel):
             return cls("callable", function=kernel)
         name = _resolve_name(kernel)
@@ -220,10 +235,9 @@ class Kernel:
         gamma = _check_gamma(gamma, X)
         if name in ("rbf", "laplacian"):
             return cls(name, gamma=gamma)
-        coef0 = check_coef0(coef0)
         if name == "sigmoid":
             return cls(name, gamma=gamma, coef0=coef0)
-        return cls(name, gamma=gamma, degree=check_degree(degree), coef0=coef0)
+        return cls(name, gamma=gamma, degree=degree, coef0=coef0)
 
     # -- the formulas ---------------------------------------------------------
 

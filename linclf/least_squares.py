@@ -157,7 +157,7 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="LeastSquaresClassifier")
         Z = augment(X) * y_pm[:, None]
         self.margins_ = _margin_vector(self.margins, y_pm)
@@ -360,7 +360,7 @@ class HoKashyap(LinearClassifierMixin, BaseEstimator):
         self
         """
         p = validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="HoKashyap")
         Z = augment(X) * y_pm[:, None]
         a, beta, status, n_iter = ho_kashyap(Z, eta=p["eta"], tol=p["tol"], max_iter=p["max_iter"])

@@ -402,10 +402,11 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
         self
         """
         p = validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="LinearSVM")
         rng = check_random_state(self.random_state)
         self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("alpha_", None)   # dual variables exist after a dcd fit only
         if p["solver"] == "dcd":
             return self._fit_dcd(X, y_pm, p, rng)
         # Run on centred data: w.(x - mu) + (b + w.mu) is the same score and b is not

@@ -269,7 +269,7 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
         self
         """
         validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
         t = (y_pm + 1.0) / 2.0  # targets t_n in {0, 1}
         self.n_features_in_ = X.shape[1]

@@ -82,6 +82,13 @@ def _check_estimator(estimator):
         raise TypeError(
             f"estimator must be a classifier instance with fit() and get_params(); got {estimator!r}."
         )
+    # Checked before fitting: the scores are only combined at predict time,
+    # and a wrapper that fits and then cannot predict wastes every fit.
+    if not hasattr(estimator, "decision_function"):
+        raise TypeError(
+            f"estimator {type(estimator).__name__} has no decision_function; OneVsRest and "
+            "OneVsOne combine real-valued scores, so they need a classifier that has one."
+        )
 
 
 class OneVsRest(ClassifierMixin, BaseEstimator):
@@ -123,7 +130,7 @@ class OneVsRest(ClassifierMixin, BaseEstimator):
         self
         """
         _check_estimator(self.estimator)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_index = encode_labels(y, estimator="OneVsRest")
         self.estimators_ = [
             clone_estimator(self.estimator).fit(X, np.where(y_index == j, 1, -1))
@@ -253,7 +260,7 @@ class OneVsOne(ClassifierMixin, BaseEstimator):
         self
         """
         _check_estimator(self.estimator)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_index = encode_labels(y, estimator="OneVsOne")
         k = self.classes_.shape[0]
         self.pairs_ = [(i, j) for i in range(k) for j in range(i + 1, k)]

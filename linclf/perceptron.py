@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._params import ArrayLike, Callable, Instance, Interval, Options, validate_params
+from ._params import Callable, Options, validate_params
 from ._scan import MistakeScanner, fixed_step_epoch
 from ._validation import (
     check_is_fitted,
@@ -22,41 +22,23 @@ from ._validation import (
     check_random_state,
     check_X_y,
     encode_binary,
-    encode_labels,
 )
-from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin, binary_decision
+from .base import BaseEstimator, ClassifierMixin, LinearClassifierMixin
 from .geometry import augment
 from .optim import warn_not_converged
 
 __all__ = ["Perceptron", "VotedPerceptron", "AveragedPerceptron", "LinearMachine"]
 
+# shared with linclf.linear_machine (see linclf._perceptron_rules)
+from ._perceptron_rules import EPOCHS as _EPOCHS
+from ._perceptron_rules import ETA as _ETA
+from ._perceptron_rules import INIT as _INIT
+from ._perceptron_rules import MARGIN as _MARGIN
+from ._perceptron_rules import ORDER as _ORDER
+from ._perceptron_rules import RANDOM_STATE as _RANDOM_STATE
+from ._perceptron_rules import initial_weights as _initial_weights
+from ._perceptron_rules import visit_order as _visit_order
 
-# What every perceptron variant accepts (validated by linclf._params.validate_params).
-_ETA = [Interval("real", 0, None, closed="neither")]
-_MARGIN = [Interval("real", 0, None)]
-_ORDER = [Options("cyclic", "shuffle")]
-_RANDOM_STATE = [Options(None), Interval("integer", 0, None),
-                 Instance(np.random.Generator, np.random.RandomState)]
-_EPOCHS = [Interval("integer", 1, None)]
-_INIT = {"w_init": [Options(None), ArrayLike()], "b_init": [Interval("real")]}
-
-
-def _visit_order(n, order, rng):
-    """Sample indices for one epoch: ``0..n-1`` or a fresh permutation."""
-    return rng.permutation(n) if order == "shuffle" else np.arange(n)
-
-
-def _initial_weights(w_init, b_init, n_features):
-    if w_init is None:
-        w = np.zeros(n_features)
-    else:
-        w = np.asarray(w_init, dtype=float).ravel()
-        if w.shape[0] != n_features or not np.all(np.isfinite(w)):
-            raise ValueError(
-                f"w_init must be {n_features} finite numbers (one per feature); "
-                f"got {np.asarray(w_init).tolist()!r}."
-            )
-    return np.append(w, float(b_init))  # b_init: checked by validate_params
 
 
 class Perceptron(LinearClassifierMixin, BaseEstimator):
@@ -205,7 +187,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         self
         """
         max_iter = self._validate_params()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="Perceptron")
         Z = augment(X) * y_pm[:, None]
         a = _initial_weights(self.w_init, self.b_init, X.shape[1])
@@ -282,30 +264,36 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         return a, max_iter, self._count_mistakes(Z, a) == 0
 
 
-def _survivor_run(Z, eta, margin, order, rng, n_epochs):
+def _survivor_run(Z, eta, margin, order, rng, n_epochs, keep=True):
     """Single-sample perceptron that keeps every weight vector it visits.
 
     Returns the augmented weight vectors ``A`` (one per row) and their survival
     counts ``c``: the number of samples each vector handled (the correction
-    that created it included) before the next mistake replaced it.
+    that created it included) before the next mistake replaced it. With
+    ``keep=False`` only the running sum :math:`\\sum_m c_m\\mathbf a_{(m)}` is kept,
+    and the average is returned as one vector with count :math:`\\sum_m c_m`.
     """
-    a = np.zeros(Z.shape[1])
+    a, total, c = np.zeros(Z.shape[1]), np.zeros(Z.shape[1]), 0
     vectors, counts = [], []
-    c = 0
     for _ in range(n_epochs):
         for i in _visit_order(Z.shape[0], order, rng):
             if a @ Z[i] <= margin:
-                vectors.append(a)
-                counts.append(c)
+                if keep:
+                    vectors.append(a)
+                    counts.append(c)
+                else:
+                    total += c * a
                 a = a + eta * Z[i]
                 c = 1
             else:
                 c += 1
+    if not keep:
+        visits = float(n_epochs * Z.shape[0])     # the average, weighing all the visits
+        return ((total + c * a) / visits)[None, :], np.array([visits])
     vectors.append(a)
     counts.append(c)
     A, c = np.array(vectors), np.array(counts, dtype=float)
-    keep = c > 0  # a vector replaced before it classified anything gets no vote
-    return A[keep], c[keep]
+    return A[c > 0], c[c > 0]  # a vector replaced before it classified anything gets no vote
 
 
 class _SurvivorMixin(BaseEstimator):
@@ -323,19 +311,19 @@ class _SurvivorMixin(BaseEstimator):
         self.random_state = random_state
         self.max_iter = max_iter
 
-    def _fit_survivors(self, X, y):
+    def _fit_survivors(self, X, y, keep=True):
         n_epochs = validate_params(self)["max_iter"]
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
-        Z = augment(X) * y_pm[:, None]
-        rng = check_random_state(self.random_state)
-        A, c = _survivor_run(Z, self.eta, self.margin, self.order, rng, n_epochs)
-        self.coefs_ = A[:, :-1]
-        self.intercepts_ = A[:, -1]
-        self.survival_counts_ = c
+        Z, rng = augment(X) * y_pm[:, None], check_random_state(self.random_state)
+        A, c = _survivor_run(Z, self.eta, self.margin, self.order, rng, n_epochs, keep=keep)
+        for name in ("coefs_", "intercepts_", "survival_counts_"):
+            self.__dict__.pop(name, None)          # a refit without trace keeps none stale
+        if keep:
+            self.coefs_, self.intercepts_, self.survival_counts_ = A[:, :-1], A[:, -1], c
         self.n_iter_ = n_epochs
         self.n_features_in_ = X.shape[1]
-        return self
+        return A, c
 
 
 class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
@@ -385,7 +373,8 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
         -------
         self
         """
-        return self._fit_survivors(X, y)
+        self._fit_survivors(X, y)
+        return self
 
     def decision_function(self, X):
         """The vote :math:`\\sum_m s_m \\operatorname{sign}(\\mathbf{w}_{(m)}^\\top\\mathbf{x} + b_{(m)})`.
@@ -432,17 +421,28 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
     ----------
     eta, margin, order, random_state, max_iter
         As in :class:`VotedPerceptron`.
+    trace : bool, default=False
+        Also keep every intermediate vector and its survival count. Without it
+        only the running sum :math:`\\sum_m s_m\\mathbf{a}_{(m)}` is kept.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     coefs_, intercepts_, survival_counts_
-        The intermediate vectors and their weights.
+        With ``trace=True`` only: the intermediate vectors and their weights.
     classes_, n_iter_, n_features_in_
     """
 
     _binary_only = True  # two classes; wrap in OneVsRest/OneVsOne for more
+
+    _parameter_constraints = {**_SurvivorMixin._parameter_constraints, "trace": [Options(True, False)]}
+
+    def __init__(self, *, eta=1.0, margin=0.0, order="cyclic", random_state=None, max_iter=10,
+                 trace=False):
+        super().__init__(eta=eta, margin=margin, order=order, random_state=random_state,
+                         max_iter=max_iter)
+        self.trace = trace
 
     def fit(self, X, y):
         """Train and average the intermediate weight vectors.
@@ -456,144 +456,10 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
         -------
         self
         """
-        self._fit_survivors(X, y)
-        weights = self.survival_counts_ / self.survival_counts_.sum()
-        self.coef_ = (weights @ self.coefs_)[None, :]
-        self.intercept_ = np.array([weights @ self.intercepts_])
+        A, c = self._fit_survivors(X, y, keep=validate_params(self)["trace"])
+        mean = (c / c.sum()) @ A
+        self.coef_, self.intercept_ = mean[None, :-1], mean[-1:]
         return self
 
 
-class LinearMachine(LinearClassifierMixin, BaseEstimator):
-    """Multi-class linear machine trained by incremental correction.
-
-    One discriminant per class, :math:`g_j(\\mathbf{x}) = \\mathbf{a}_j^\\top\\hat{\\mathbf{x}}`
-    with :math:`\\hat{\\mathbf{x}} = (\\mathbf{x}, 1)`, and the largest wins. A
-    sample of class :math:`t` is a mistake when some rival :math:`j \\ne t` has
-    :math:`g_j(\\mathbf{x}) \\ge g_t(\\mathbf{x}) - \\text{margin}` (ties count
-    as mistakes, so the zero start is corrected). Then
-
-    * ``update="max"``: with :math:`j` the highest-scoring rival,
-      :math:`\\mathbf{a}_t \\mathrel{+}= \\eta\\hat{\\mathbf{x}}` and
-      :math:`\\mathbf{a}_j \\mathrel{-}= \\eta\\hat{\\mathbf{x}}`;
-    * ``update="all"``: every rival :math:`j` in the offending set :math:`R`
-      gets :math:`\\mathbf{a}_j \\mathrel{-}= \\eta\\hat{\\mathbf{x}}` and
-      :math:`\\mathbf{a}_t \\mathrel{+}= \\eta|R|\\hat{\\mathbf{x}}` (the pairwise
-      correction applied to every violated pair at once).
-
-    Either way :math:`\\sum_j \\mathbf{a}_j` stays zero from the zero start. On
-    linearly separable data the rule stops after finitely many corrections; it
-    never produces ambiguous regions (the argmax always picks one class).
-
-    Parameters
-    ----------
-    eta : float, default=1.0
-    margin : float, default=0.0
-    update : {"max", "all"}, default="max"
-    order : {"cyclic", "shuffle"}, default="cyclic"
-    random_state : None, int or numpy Generator, default=None
-    max_iter : int, default=1000
-        Maximum epochs; a :class:`~linclf.ConvergenceWarning` if an epoch
-        without mistakes never comes.
-    trace : bool, default=False
-        Record every correction in ``updates_``.
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (k,)
-    coef_ : ndarray of shape (k, n_features)
-        Row :math:`j` is :math:`\\mathbf{w}_j` (also for :math:`k = 2`).
-    intercept_ : ndarray of shape (k,)
-    updates_ : list of dict
-        Only with ``trace=True``: ``step``, ``index`` (the sample), ``rivals``
-        (the rival classes corrected), ``w`` (shape (k, n_features)) and ``b``
-        (shape (k,)), the weights after each correction.
-    n_updates_, n_iter_, converged_, n_features_in_
-    """
-
-    _parameter_constraints = {
-        "eta": _ETA, "margin": _MARGIN, "update": [Options("max", "all")], "order": _ORDER,
-        "random_state": _RANDOM_STATE, "max_iter": _EPOCHS, "trace": [Options(True, False)],
-    }
-
-    def __init__(self, *, eta=1.0, margin=0.0, update="max", order="cyclic", random_state=None,
-                 max_iter=1000, trace=False):
-        self.eta = eta
-        self.margin = margin
-        self.update = update
-        self.order = order
-        self.random_state = random_state
-        self.max_iter = max_iter
-        self.trace = trace
-
-    def fit(self, X, y):
-        """Correct the class weight vectors until an epoch makes no mistake.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,), two or more classes
-
-        Returns
-        -------
-        self
-        """
-        max_iter = validate_params(self)["max_iter"]
-        X, y = check_X_y(X, y)
-        self.classes_, t = encode_labels(y, estimator="LinearMachine")
-        X_hat = augment(X)
-        A = np.zeros((self.classes_.shape[0], X_hat.shape[1]))
-        rng = check_random_state(self.random_state)
-
-        self.n_updates_ = 0
-        self.converged_ = False
-        self.__dict__.pop("updates_", None)
-        if self.trace:
-            self.updates_ = []
-        for epoch in range(1, max_iter + 1):
-            clean = True
-            for i in _visit_order(X_hat.shape[0], self.order, rng):
-                clean &= not self._correct(A, X_hat[i], t[i], int(i))
-            if clean:
-                self.converged_ = True
-                break
-        self.n_iter_ = epoch
-        if not self.converged_:
-            warn_not_converged("LinearMachine", max_iter, "the classes may not be linearly separable")
-        self.n_features_in_ = X.shape[1]
-        self.coef_ = A[:, :-1].copy()
-        self.intercept_ = A[:, -1].copy()
-        return self
-
-    def _correct(self, A, x_hat, t, index):
-        """Apply one incremental correction in place; return whether one was needed."""
-        g = A @ x_hat
-        rivals = np.flatnonzero(g >= g[t] - self.margin)
-        rivals = rivals[rivals != t]
-        if rivals.size == 0:
-            return False
-        if self.update == "max":
-            rivals = rivals[[np.argmax(g[rivals])]]
-        A[rivals] -= self.eta * x_hat
-        A[t] += self.eta * rivals.size * x_hat
-        self.n_updates_ += 1
-        if self.trace:
-            self.updates_.append({"step": self.n_updates_, "index": index, "rivals": rivals.copy(),
-                                  "w": A[:, :-1].copy(), "b": A[:, -1].copy()})
-        return True
-
-    def decision_function(self, X):
-        """Class scores :math:`f_k(\\mathbf{x})`, shape (n_samples, c).
-
-        For two classes the binary convention is used instead: the single
-        column :math:`f_1(\\mathbf{x}) - f_0(\\mathbf{x})`, shape (n_samples,),
-        positive where ``classes_[1]`` wins.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, c)
-        """
-        return binary_decision(super().decision_function(X))
+from .linear_machine import LinearMachine  # noqa: E402  (re-exported: one import for the family)

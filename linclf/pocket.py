@@ -120,7 +120,7 @@ class PocketPerceptron(LinearClassifierMixin, BaseEstimator):
         self
         """
         params = validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="PocketPerceptron")
         X_tilde = augment(X)
         Z = X_tilde * y_pm[:, None]

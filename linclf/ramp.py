@@ -28,7 +28,15 @@ import warnings
 import numpy as np
 
 from ._params import Interval, validate_params
-from ._validation import ConvergenceWarning, check_X_y, encode_binary
+from ._validation import (
+    ConvergenceWarning,
+    check_array,
+    check_is_fitted,
+    check_known_labels,
+    check_n_features,
+    check_X_y,
+    encode_binary,
+)
 from .base import BaseEstimator, LinearClassifierMixin
 from .losses import ramp
 from .svm import SVC
@@ -99,12 +107,34 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
 
     def objective(self, X, y, w=None, b=None):
-        """The ramp objective at ``(w, b)`` (default: the fitted weights) on data ``(X, y)``."""
-        X, y = check_X_y(X, y)
+        r"""The ramp objective :math:`\tfrac12\|\mathbf w\|^2 + C\sum_i R_s(y_i f(\mathbf x_i))`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            Labels from ``classes_``; any other label is refused (it has no
+            sign, so it cannot be counted as either class).
+        w : array_like of shape (n_features,) or None, default=None
+            Weights; ``None`` uses the fitted ``coef_[0]``.
+        b : float or None, default=None
+            Intercept; ``None`` uses the fitted ``intercept_[0]``.
+
+        Returns
+        -------
+        float
+            With the ``C`` and ``s`` the model was fitted with.
+        """
+        check_is_fitted(self, "coef_")
+        X = check_n_features(self, X)
+        y = check_known_labels(y, self.classes_, X.shape[0])
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        w = self.coef_[0] if w is None else np.asarray(w, dtype=float)
+        w = self.coef_[0] if w is None else check_array(w, name="w", ensure_2d=False).ravel()
+        if w.shape != (self.n_features_in_,):
+            raise ValueError(f"w must have {self.n_features_in_} entries; got {w.shape[0]}.")
         b = self.intercept_[0] if b is None else float(b)
-        return float(0.5 * w @ w + self.C * np.sum(ramp(y_pm * (X @ w + b), s=self.s)))
+        C, s = self._fitted_params
+        return float(0.5 * w @ w + C * np.sum(ramp(y_pm * (X @ w + b), s=s)))
 
     def fit(self, X, y):
         """Run CCCP from the hinge-loss SVM.
@@ -119,15 +149,23 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
         self
         """
         params = validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="RampSVM")
         C, s = params["C"], params["s"]
 
         def svm_on(keep):
             if np.unique(y_pm[keep]).size < 2:
-                raise ValueError(
-                    "RampSVM: every point of one class fell beyond the ramp's corner s; "
-                    "lower s (a longer ramp) or raise C, or check the labels.")
+                # The convex step still has a minimiser: with one class left the
+                # hinge terms vanish at w = 0, b = that class's sign (margin 1).
+                sign = float(y_pm[keep][0])
+                labels = np.asarray(self.classes_).tolist()
+                warnings.warn(
+                    f"RampSVM: every point of class {labels[int(sign < 0)]!r} fell "
+                    f"beyond the ramp's corner s={s:g}, so the CCCP step is the constant "
+                    f"classifier predicting {labels[int(sign > 0)]!r} (w = 0). Lower s "
+                    "(a longer ramp) or raise C for a non-constant model.", UserWarning,
+                    stacklevel=3)
+                return np.zeros(X.shape[1]), sign
             svm = SVC(kernel="linear", C=C, tol=params["tol"]).fit(X[keep], y_pm[keep])
             return svm.coef_[0], svm.intercept_[0]
 
@@ -157,4 +195,5 @@ class RampSVM(LinearClassifierMixin, BaseEstimator):
         self.objective_path_ = np.array(path)
         self.n_iter_ = step
         self.n_features_in_ = X.shape[1]
+        self._fitted_params = (C, s)
         return self

@@ -347,7 +347,7 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
         self
         """
         validate_params(self)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_index = encode_labels(y, estimator=type(self).__name__)
         c, d = self.classes_.shape[0], X.shape[1]
         self.n_features_in_ = d

@@ -305,7 +305,7 @@ class SVC(BaseEstimator, KernelClassifierMixin):
             not separable.
         """
         C, tol, cache = self._check_params()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_pm = encode_binary(y, estimator="SVC")
         kernel = Kernel.from_params(
             self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X=X
@@ -391,12 +391,14 @@ class SVC(BaseEstimator, KernelClassifierMixin):
     @property
     def coef_(self):
         """Primal weights :math:`\\mathbf w` (linear kernel only), shape (1, n_features)."""
-        if self.kernel != "linear":
-            raise AttributeError(
-                f"coef_ is only available when kernel='linear' (got kernel={self.kernel!r}): "
-                "for other kernels w lives in the feature space."
-            )
+        # the fitted kernel decides, not the parameter: set_params(kernel=...)
+        # after fit must not turn an rbf expansion into "weights"
         check_is_fitted(self, "dual_coef_")
+        if self.kernel_.name != "linear":
+            raise AttributeError(
+                f"coef_ is only available when kernel='linear' (this model was fitted with "
+                f"kernel={self.kernel_.name!r}): for other kernels w lives in the feature space."
+            )
         return self.dual_coef_ @ self.support_vectors_
 
     def kkt_violations(self, tol=1e-3):

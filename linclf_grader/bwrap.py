@@ -286,7 +286,7 @@ def _fresh_uid():
     return UID_BASE + (os.getpid() % 100_000) * 1000 + next(_uid_counter) % 1000
 
 
-def _python_inside():
+def python_inside():
     exe = os.path.abspath(sys.executable)
     if any(_under(exe, t) for t in python_trees()):
         return exe  # keeps a venv's pyvenv.cfg next to it
@@ -319,7 +319,7 @@ def check_isolation(isolation="bwrap"):
     modes = ["user"] if os.geteuid() != 0 else ["root", "root-setpriv-first"]
     reasons = []
     for mode in modes:
-        probe = bwrap_command([_python_inside(), "-I", "-c", "import sys, os; print(os.getuid())"],
+        probe = bwrap_command([python_inside(), "-I", "-c", "import sys, os; print(os.getuid())"],
                               mode=mode)
         try:
             proc = subprocess.run(probe, capture_output=True, text=True, timeout=60,

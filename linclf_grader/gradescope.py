@@ -60,13 +60,28 @@ ROOT=${LINCLF_AUTOGRADER_ROOT:-/autograder}
 need=""
 command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
 [ -x /usr/bin/setpriv ] || need="$need util-linux"
-command -v python3 >/dev/null 2>&1 || need="$need python3"
-python3 -c "import venv, ensurepip" >/dev/null 2>&1 || need="$need python3-venv python3-pip"
+# the pins in requirements.txt are those of the Python the bundle was built with ({python}):
+# use that Python (Ubuntu ships python{python} as a package), never another one
+PY=""
+for cand in python{python} python3; do
+  if command -v "$cand" >/dev/null 2>&1 && \
+     [ "$("$cand" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" = "{python}" ]; then
+    PY=$cand; break
+  fi
+done
+[ -n "$PY" ] || need="$need python{python} python{python}-venv"
+[ -z "$PY" ] || "$PY" -c "import venv, ensurepip" >/dev/null 2>&1 || need="$need python{python}-venv"
 if [ -n "$need" ]; then
   apt-get update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need
 fi
-python3 -m venv "$ROOT/venv"
+PY=${PY:-python{python}}
+if ! command -v "$PY" >/dev/null 2>&1; then
+  echo "setup.sh: this bundle needs Python {python} (its pins were resolved there), which the" \
+       "image cannot install; rebuild the bundle with the image's Python" >&2
+  exit 1
+fi
+"$PY" -m venv "$ROOT/venv"
 "$ROOT/venv/bin/pip" install -q -r "$ROOT/source/requirements.txt"
 "$ROOT/venv/bin/pip" install -q --no-deps "$ROOT/source/{wheel}"
 # the submissions' workers must be able to read the environment, nothing else of /autograder
@@ -178,7 +193,8 @@ def write_bundle(set_name, out_dir, *, tests=None, timeout=10.0, memory=1024):
         config = {"set": set_name, "timeout": float(timeout), "memory": int(memory),
                   "tests": bool(shipped), "python": "%d.%d" % sys.version_info[:2]}
         files = {
-            "setup.sh": SETUP_SH.replace("{wheel}", wheel.name),
+            "setup.sh": SETUP_SH.replace("{wheel}", wheel.name).replace(
+                "{python}", "%d.%d" % sys.version_info[:2]),
             "run_autograder": RUN_AUTOGRADER.format(set_name=set_name),
             "requirements.txt": pinned_requirements(),
             "bundle.json": json.dumps(config, indent=1) + "\n",

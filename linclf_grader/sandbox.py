@@ -39,7 +39,7 @@ import tempfile
 import time
 
 from .bwrap import (  # noqa: F401  (re-exported: the sandbox's public names)
-    ALWAYS_MASKED, WORKDIR, WORKER_INSIDE, WORKER_SCRIPT, SandboxUnavailable, _python_inside,
+    ALWAYS_MASKED, WORKDIR, WORKER_INSIDE, WORKER_SCRIPT, SandboxUnavailable, python_inside,
     bwrap_command, check_isolation, masked_paths, python_trees, worker_env,
 )
 
@@ -116,7 +116,7 @@ class Worker:
                 start_new_session=True), self.workdir
         fds = []
         try:
-            cmd = bwrap_command([_python_inside(), "-I", "-B", WORKER_INSIDE],
+            cmd = bwrap_command([python_inside(), "-I", "-B", WORKER_INSIDE],
                                 masked=self.masked_modules, hide=self.hide, mode=self.mode,
                                 data_fds=fds)
             proc = subprocess.Popen(

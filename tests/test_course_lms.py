@@ -344,6 +344,24 @@ def test_moodle_times_and_ids(tmp_path):
         read_worksheet(tmp_path / "worksheet.csv", id_column="ID number")
 
 
+def test_moodle_worksheet_in_another_language_still_grades(tmp_path):
+    """A German site writes 'Montag, 2. März 2026, 11:30': the time is unknown, not fatal."""
+    S.write_moodle(tmp_path)
+    sheet = tmp_path / "worksheet.csv"
+    rows = list(csv.DictReader(open(sheet, newline="", encoding="utf-8-sig")))
+    for row in rows:
+        if row["Last modified (submission)"] not in ("", "-"):
+            row["Last modified (submission)"] = "Montag, 2. März 2026, 11:30"
+    with open(sheet, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    roster, _ = read_worksheet(sheet)
+    unread = [e for e in roster.values() if e.time_note]
+    assert unread and all(e.submitted is None for e in unread)
+    assert "not a time Moodle writes" in unread[0].time_note
+
+
 def test_identifier_normalisation_is_what_catches_the_renamed_copy(tmp_path):
     """Without the tokenizer's normalisation the renamed copy shares much less."""
     from copydetect import CodeFingerprint, compare_files

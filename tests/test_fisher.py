@@ -75,7 +75,8 @@ def test_thresholds_and_projection(data):
     X, y = data
     f = FisherLDA(threshold="midpoint").fit(X, y)
     proj = f.transform(X)
-    assert proj.shape == (len(X),)
+    assert proj.shape == (len(X), 1)          # a transformer's shape, for Pipeline
+    proj = proj[:, 0]
     np.testing.assert_allclose(proj, X @ f.coef_[0])
     expected_mid = 0.5 * (proj[y == 0].mean() + proj[y == 1].mean())
     assert f.threshold_ == pytest.approx(expected_mid)
@@ -89,11 +90,13 @@ def test_thresholds_and_projection(data):
 def test_scatter_matrices(data):
     X, y = data
     f = FisherLDA().fit(X, y)
+    S_w = 0
     for k in (0, 1):
         Xk = X[y == k]
         np.testing.assert_allclose(f.means_[k], Xk.mean(0))
-        np.testing.assert_allclose(f.class_scatters_[k], (len(Xk) - 1) * np.cov(Xk.T))
-    np.testing.assert_allclose(f.scatter_within_, f.class_scatters_.sum(0))
+        S_w = S_w + (len(Xk) - 1) * np.cov(Xk.T)
+    np.testing.assert_allclose(f.scatter_within_, S_w)
+    assert not hasattr(f, "class_scatters_")          # c d^2 floats are not kept
     d = f.means_[1] - f.means_[0]
     np.testing.assert_allclose(f.scatter_between_, np.outer(d, d))
     assert np.linalg.matrix_rank(f.scatter_between_) == 1
@@ -281,7 +284,7 @@ def test_two_classes_scalings_and_eigenvalue(data):
     assert cosine(f.scalings_[:, 0], f.coef_[0]) == pytest.approx(1.0)
     assert f.scalings_[:, 0] @ (f.scatter_within_ / len(X)) @ f.scalings_[:, 0] == pytest.approx(1.0)
     assert f.eigenvalues_[0] == pytest.approx(f.criterion(f.coef_))
-    assert f.threshold_ is not None and f.transform(X).shape == (len(X),)
+    assert f.threshold_ is not None and f.transform(X).shape == (len(X), 1)
     # the multi-class S_b at c = 2 is N+ N- / N times the two-class one
     m = X.mean(axis=0)
     S_b_many = sum(np.sum(y == k) * np.outer(f.means_[k] - m, f.means_[k] - m) for k in (0, 1))
@@ -302,3 +305,87 @@ def test_many_classes_parameter_errors(data4):
     X3 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
     with pytest.raises(ValueError, match="All class means are identical"):
         FisherLDA().fit(X3, np.repeat([0, 1, 2], 3))
+
+
+# --- review of 2026-11-25: D6 tags, D7 transform shape, D8 memory, D13 overflow
+
+
+def test_threshold_mean_declares_two_classes_only():
+    # The tags follow the parameter: "mean" refuses three classes, so it must
+    # not declare multi-class support (18 scikit-learn checks failed on it).
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.utils import get_tags
+
+    assert get_tags(FisherLDA()).classifier_tags.multi_class
+    assert get_tags(FisherLDA(threshold="bayes")).classifier_tags.multi_class
+    assert not get_tags(FisherLDA(threshold="mean")).classifier_tags.multi_class
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        FisherLDA(threshold="mean").fit(X, np.arange(30) % 3)
+    del sklearn
+
+
+def test_two_class_transform_feeds_a_pipeline():
+    pytest.importorskip("sklearn")
+    from sklearn.linear_model import LogisticRegression as SkLR
+    from sklearn.pipeline import make_pipeline
+
+    X = np.random.default_rng(0).normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    assert FisherLDA().fit_transform(X, y).shape == (80, 1)
+    # w = S_w^{-1}(m+ - m-) is small (S_w sums over samples), hence a weak penalty
+    pipe = make_pipeline(FisherLDA(), SkLR(C=1e6)).fit(X, y)
+    assert pipe.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("threshold", ["midpoint", "bayes"])
+def test_fewer_samples_than_features_reduces_exactly(n_classes, threshold, monkeypatch):
+    # With N + c < d the solves run in the span of the data (r x r); the
+    # answer must be the one of the full d x d computation.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(24, 60)) + 0.5 * (np.arange(24) % n_classes)[:, None]
+    y = np.arange(24) % n_classes
+    small = FisherLDA(reg=0.3, threshold=threshold).fit(X, y)
+    import linclf.fisher as fisher_module
+
+    full_init = fisher_module._Within.__init__
+
+    def no_reduction(self, centred, offsets, S_w, reg):
+        # pretend there are many samples: the d x d path
+        full_init(self, np.vstack([centred, np.zeros((100, centred.shape[1]))]), offsets, S_w, reg)
+
+    monkeypatch.setattr(fisher_module._Within, "__init__", no_reduction)
+    big = FisherLDA(reg=0.3, threshold=threshold).fit(X, y)
+    assert big.n_features_in_ == 60
+    for name in ("coef_", "intercept_", "scalings_", "eigenvalues_", "scatter_within_"):
+        np.testing.assert_allclose(getattr(small, name), getattr(big, name), rtol=1e-8, atol=1e-10,
+                                   err_msg=name)
+
+
+def test_many_features_few_samples_is_cheap_in_memory():
+    # 40 x 4000, 10 classes: the (c, d, d) class scatters took 1.28 GB and the
+    # d x d eigenproblem 30 s. Now only S_w and S_b (d x d each) are kept, and
+    # the solves are 40-dimensional.
+    tracemalloc = pytest.importorskip("tracemalloc")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2000)), np.arange(40) % 10
+    tracemalloc.start()
+    try:
+        f = FisherLDA(reg=1.0).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    d2 = 2000 ** 2 * 8
+    kept = sum(v.nbytes for v in vars(f).values() if isinstance(v, np.ndarray))
+    assert kept < 2.1 * d2                     # S_w and S_b, not 10 class scatters
+    assert peak < 4 * d2                       # was > 12 d^2 (the stack, A, L, L^-1, B, U)
+    assert f.transform(X).shape == (40, 9)
+
+
+def test_overflowing_scatter_is_a_clear_error():
+    X = np.random.default_rng(0).normal(size=(80, 3)) * 1e300
+    y = (X[:, 0] > 0).astype(int)
+    # numpy said "SVD did not converge"
+    with pytest.raises(ValueError, match="sum of squares overflows.*Rescale"):
+        FisherLDA().fit(X, y)

@@ -128,3 +128,28 @@ def test_not_fitted_and_bad_input():
         KernelPerceptron().predict([[0.0, 0.0]])
     with pytest.raises(ValueError, match="at least two classes"):
         KernelPerceptron().fit([[0.0], [1.0]], [1, 1])
+
+
+@pytest.mark.parametrize("budget_rows", [0, 5])
+def test_kernel_rows_on_demand_give_the_same_run(budget_rows, monkeypatch):
+    # Beyond a memory budget the Gram matrix is not formed (0.53 GB at n = 8000,
+    # 3.2 GB at 20 000); rows computed at each mistake must give the same run.
+    import linclf.kernel_perceptron as kp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1).astype(int)
+    full = kp.KernelPerceptron(max_iter=30).fit(X, y)
+    monkeypatch.setattr(kp, "_GRAM_BUDGET", budget_rows * 8 * 60)
+    seen = []
+    block = kp.Kernel.block
+
+    def spy(self, A, B):
+        seen.append(A.shape[0])
+        return block(self, A, B)
+
+    monkeypatch.setattr(kp.Kernel, "block", spy)
+    lazy = kp.KernelPerceptron(max_iter=30).fit(X, y)
+    assert seen and max(seen) == 1                  # one row at a time, never 60 x 60
+    np.testing.assert_array_equal(lazy.alpha_, full.alpha_)
+    assert lazy.mistakes_ == full.mistakes_

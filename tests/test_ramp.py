@@ -91,11 +91,37 @@ def test_errors_are_clear():
         RampSVM(C=0.0).fit(X, y)
     with pytest.raises(ValueError):
         RampSVM().fit(X, np.arange(len(y)) % 3)
-    # a lone positive point amid the negatives: the hinge fit (w = 0, b = -1) puts it below s
+
+
+def test_a_class_dropped_whole_gives_the_exact_constant_cccp_step():
+    # A lone positive point amid the negatives: the hinge fit (w = 0, b = -1)
+    # puts it below s. The convex step on the negatives alone is minimised by
+    # w = 0, b = -1; fit must return that (with a warning), as any well-formed
+    # data must fit (scikit-learn's check_estimator fits random labels).
     X_bad = np.array([[-2.0], [-1.0], [0.0], [1.0], [2.0]])
     y_bad = np.array([0, 0, 1, 0, 0])
-    with pytest.raises(ValueError, match="one class"):
-        RampSVM(C=1.0, s=0.9).fit(X_bad, y_bad)
+    with pytest.warns(UserWarning, match="constant classifier predicting 0"):
+        clf = RampSVM(C=1.0, s=0.9).fit(X_bad, y_bad)
+    np.testing.assert_array_equal(clf.coef_, [[0.0]])
+    assert clf.intercept_[0] == -1.0
+    assert np.all(np.diff(clf.objective_path_) <= 1e-9)
+    np.testing.assert_array_equal(clf.predict(X_bad), np.zeros(5))
+
+
+def test_objective_refuses_unknown_labels_and_an_unfitted_model():
+    from linclf import NotFittedError
+
+    X, y = _data()
+    with pytest.raises(NotFittedError):
+        RampSVM().objective(X, y)
+    clf = RampSVM().fit(X, y)
+    with pytest.raises(ValueError, match="labels from"):
+        clf.objective(X, y + 5)
+    with pytest.raises(ValueError, match="2 entries"):
+        clf.objective(X, y, w=[1.0, 2.0, 3.0], b=0.0)
+    # the fitted C and s, not parameters changed afterwards
+    J = clf.objective(X, y)
+    assert clf.set_params(C=100.0).objective(X, y) == J
 
 
 def test_the_warnings_are_raised():

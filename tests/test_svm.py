@@ -730,7 +730,7 @@ def test_svc_refuses_overflowing_data_at_once():
     X = rng.normal(size=(50, 2)) * 1e200
     y = (X[:, 0] > 0).astype(int)
     for kernel in ("rbf", "linear", "poly"):
-        with pytest.raises(ValueError, match="overflows float64"):
+        with pytest.raises(ValueError, match="overflows"):
             SVC(kernel=kernel).fit(X, y)
 
 

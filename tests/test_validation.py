@@ -37,7 +37,20 @@ def test_check_array_converts_lists_and_ints():
     A = check_array([[1, 2], [3, 4]])
     assert A.dtype == np.float64 and A.shape == (2, 2)
     np.testing.assert_array_equal(check_array(np.array([[True, False]])), [[1.0, 0.0]])
-    np.testing.assert_array_equal(check_array(np.array([["1.5", "2"]])), [[1.5, 2.0]])
+
+
+@pytest.mark.parametrize("X", [
+    np.array([["1.5", "2"], ["0.1", "3"]]),                       # numeric text
+    np.array([[b"1.5", b"2"]]),                                   # bytes
+    np.array([[1.5, "2"]], dtype=object),                         # text among numbers
+    np.array(["2020-01-01", "2021-06-01"], dtype="datetime64[D]").reshape(-1, 1),
+    np.array([1, 2], dtype="timedelta64[s]").reshape(-1, 1),
+])
+def test_check_array_refuses_text_and_dates(X):
+    # Parsing "1.5" or counting days since 1970 would model an encoding the
+    # user never chose; scikit-learn refuses them too.
+    with pytest.raises(TypeError, match="must contain real numbers; got (strings|dates)"):
+        check_array(X)
 
 
 def test_check_array_1d_handling():

@@ -49,6 +49,7 @@ class RosterEntry:
     section: str = ""
     submitted: object = None   # the LMS's submission time, when its roster has one
     row: dict = dataclasses.field(default_factory=dict)   # the roster row, for the exports
+    time_note: str = ""        # why ``submitted`` could not be read, if it could not
 
 
 @dataclasses.dataclass

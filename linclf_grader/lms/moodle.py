@@ -103,8 +103,13 @@ def read_worksheet(path, id_column=None, tz=dt.timezone.utc):
                 raise ValueError(f"{path}, line {line}, column Identifier: {row['Identifier']!r} "
                                  "is not 'Participant N'")
             entry = RosterEntry("", m[1], row["Full name"], row.get("Email address", ""), row=row)
-            entry.submitted = parse_moodle_time(row.get("Last modified (submission)"), tz,
-                                                f"{path}, line {line}")
+            try:
+                entry.submitted = parse_moodle_time(row.get("Last modified (submission)"), tz,
+                                                    f"{path}, line {line}")
+            except ValueError as exc:
+                # a site in another language writes its own month names: the time is then
+                # unknown (say so), and --times gives it; grading goes on
+                entry.submitted, entry.time_note = None, str(exc)
             entries.append((line, entry))
     column = pick_id_column(header, [e.row for _, e in entries], ID_PREFERENCE, id_column, path)
     roster = roster_ids(entries, column, path)
@@ -156,7 +161,14 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         r = roster[sid]
         subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
                                superseded=[c[1] for c in older]))
-    return Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
+    collection = Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
+    unread = [e for e in roster.values() if e.time_note]
+    if unread:
+        collection.notes.append(
+            f"submission times unreadable for {len(unread)} student(s) (first: "
+            f"{unread[0].time_note}); download the worksheet with Moodle set to English, or give "
+            "the times with --times; until then no late penalty applies to them")
+    return collection
 
 
 def format_moodle_time(t):
