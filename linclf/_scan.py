@@ -13,9 +13,11 @@ bit-for-bit the one of the sample-by-sample loop.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["MistakeScanner"]
+__all__ = ["MistakeScanner", "fixed_step_epoch"]
 
 
 class MistakeScanner:
@@ -28,39 +30,72 @@ class MistakeScanner:
     margin : float
     max_norm : float
         :math:`\max_i\lVert\mathbf z_i\rVert`.
+    rows : list of ndarray or None
+        ``list(Zo)``, if the caller has it already.
     """
 
-    def __init__(self, Zo, margin, max_norm):
+    def __init__(self, Zo, margin, max_norm, rows=None):
         self.Zo = Zo
-        self.rows = list(Zo)  # row views: indexing a list is cheaper than a 2-D array
+        # row views: indexing a list is cheaper than a 2-D array
+        self.rows = list(Zo) if rows is None else rows
         self.margin = margin
         self.n = Zo.shape[0]
         self.rounding = 4.0 * (Zo.shape[1] + 1) * np.finfo(float).eps * max_norm
-        self.block = 8
+        self.block = 32
 
-    def next_mistake(self, a, start):
-        """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``."""
+    def next_mistake(self, a, start, norm_a=None):
+        """The first position ``k >= start`` with ``a @ Zo[k] <= margin``, or ``n``.
+
+        ``norm_a``, if given, is an upper bound on :math:`\\lVert\\mathbf a\\rVert`.
+        """
         Zo, rows, margin, n = self.Zo, self.rows, self.margin, self.n
-        band = None
+        band = self.rounding * (math.sqrt(a @ a) if norm_a is None else norm_a)
+        low, high = margin - band, margin + band
         p = start
         while p < n:
-            if self.block <= 8:
-                # mistakes every few samples: a block product would not pay, test one by one
-                for k in range(p, min(n, p + 8)):
-                    if a @ rows[k] <= margin:
-                        self.block = 2 * (k - start + 1)
-                        return k
-                p = min(n, p + 8)
-                self.block = 16
-                continue
-            if band is None:
-                band = margin + self.rounding * float(np.sqrt(a @ a))
             q = min(n, p + self.block)
-            for k in np.flatnonzero(Zo[p:q] @ a <= band).tolist():
-                if a @ rows[p + k] <= margin:  # the per-sample test decides
+            scores = Zo[p:q].dot(a)
+            candidate = scores <= high
+            k = int(candidate.argmax())
+            while candidate[k]:
+                # below the band it is a mistake whatever the rounding; within it the
+                # per-sample test decides
+                if scores[k] < low or a.dot(rows[p + k]) <= margin:
                     # mistakes come about every (p + k - start) samples: size the next block so
-                    self.block = min(4096, 2 * (p + k - start + 1))
+                    self.block = min(4096, max(32, 4 * (p + k - start + 1)))
                     return p + k
+                candidate[k] = False
+                k = int(candidate.argmax())
             p = q
             self.block = min(4096, 2 * self.block)
         return n
+
+
+def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
+    """One epoch of the fixed-increment rule ``a <- a + eta z_k`` over ``Zo`` in order.
+
+    ``rows`` is ``list(Zo)`` (kept by the caller across epochs when the order does not
+    change). ``dense`` says the last epoch corrected more than one sample in 4: then the
+    samples are visited one by one, since a block scan costs a few numpy calls per
+    mistake and the plain loop one per sample; otherwise :class:`MistakeScanner` skips
+    the correct stretches in blocks. Either way every decision is the one of
+    ``a @ Zo[k] <= margin`` and every update the same float operations, so the result is
+    bit-for-bit that of the plain loop. Returns ``(a, mistakes)``.
+    """
+    if dense:  # the plain loop: a block would end at the next mistake, a few samples on
+        mistakes = 0
+        for z in rows:
+            # the method: np.dot and @ cost twice as much per call (same BLAS ddot)
+            if a.dot(z) <= margin:
+                a = a + z if eta == 1.0 else a + eta * z
+                mistakes += 1
+        return a, mistakes
+    scan, k, mistakes = MistakeScanner(Zo, margin, max_norm, rows), -1, 0
+    # an upper bound on ||a|| (each update adds at most eta max||z||) spares a numpy
+    # call per mistake; eta z is z itself when eta is 1, as the plain loop has it too
+    norm_a, step = math.sqrt(a @ a) * (1.0 + 1e-6), eta * max_norm * (1.0 + 1e-6)
+    while (k := scan.next_mistake(a, k + 1, norm_a)) < Zo.shape[0]:
+        a = a + rows[k] if eta == 1.0 else a + eta * rows[k]
+        norm_a += step
+        mistakes += 1
+    return a, mistakes

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._params import Callable, Options, validate_params
-from ._scan import MistakeScanner
+from ._scan import MistakeScanner, fixed_step_epoch
 from ._validation import (
     check_is_fitted,
     check_n_features,
@@ -234,19 +234,20 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         return (self.margin - a @ z) / (z @ z) + self.eta
 
     def _run_single(self, Z, a, max_iter, rng):
-        # the samples between two mistakes are scanned in blocks (see linclf._scan)
         max_norm = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max()))
+        rows, dense = list(Z), False  # row views, rebuilt only when the order changes
         for epoch in range(1, max_iter + 1):
             idx = _visit_order(Z.shape[0], self.order, rng)
-            Zo = Z if self.order != "shuffle" else Z[idx]
-            scan, k, clean = MistakeScanner(Zo, self.margin, max_norm), -1, True
-            fixed = self.step == "fixed" and not self.trace  # the common case, inlined
+            Zo, rows = (Z, rows) if self.order != "shuffle" else (Z[idx], list(Z[idx]))
+            if self.step == "fixed" and not self.trace:  # the common case (see linclf._scan)
+                a, wrong = fixed_step_epoch(Zo, rows, a, self.eta, self.margin, max_norm, dense)
+                self.n_updates_, dense = self.n_updates_ + wrong, 4 * wrong > Zo.shape[0]
+                if wrong == 0:
+                    return a, epoch, True
+                continue
+            scan, k, clean = MistakeScanner(Zo, self.margin, max_norm, rows), -1, True
             while (k := scan.next_mistake(a, k + 1)) < Zo.shape[0]:
                 clean = False
-                if fixed:
-                    a = a + self.eta * scan.rows[k]
-                    self.n_updates_ += 1
-                    continue
                 a = a + self._step_size(a, Zo[k]) * Zo[k]
                 self._record(int(idx[k]), a)
             if clean:

@@ -402,3 +402,67 @@ def test_averaged_perceptron_keeps_running_sums_only_unless_traced():
     assert len(pickle.dumps(plain)) < 20 * X.shape[1] * 8 + 4000
     # a refit without trace drops the stale run
     assert not hasattr(traced.set_params(trace=False).fit(X, y), "coefs_")
+
+
+# ---------------------------------------------------------------- fast paths = plain loop
+
+
+def _plain_perceptron(X, y, eta, margin, n_epochs):
+    """Independent reference: the fixed-increment rule, one sample at a time, cyclic."""
+    Z = normalize_augmented(X, y)
+    a = np.zeros(Z.shape[1])
+    for _ in range(n_epochs):
+        for z in Z:
+            if a @ z <= margin:
+                a = a + eta * z
+    return a
+
+
+@pytest.mark.parametrize("d", [3, 40])  # Python floats (few weights) and numpy per sample
+@pytest.mark.parametrize("gap", [0.5, 5.0])  # a mistake every few samples / rare mistakes
+@pytest.mark.parametrize("eta, margin", [(1.0, 0.0), (0.3, 0.7)])
+def test_fast_epochs_are_bit_for_bit_the_plain_loop(d, gap, eta, margin):
+    rng = np.random.default_rng(d)
+    y = np.repeat([0, 1], 300)
+    X = rng.normal(size=(600, d))
+    X[:, 0] += gap * (y - 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(eta=eta, margin=margin, max_iter=12).fit(X, y)
+    a = _plain_perceptron(X, y, eta, margin, clf.n_iter_)
+    np.testing.assert_array_equal(clf.coef_[0], a[:-1])
+    np.testing.assert_array_equal(clf.intercept_, a[-1:])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("d", [2, 6])
+def test_scores_within_rounding_of_the_margin_are_decided_as_the_plain_loop_does(seed, d):
+    # a feature of 1e8 cancels in the score, whose last bits then depend on the order of
+    # summation: a fast path that decided by another sum than the per-sample dot within
+    # rounding of the margin would give other weights on these data
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(300, d)).astype(float)
+    X[:, 1] *= 1e8
+    X[:, 0] += 0.1
+    y = (X[:, 0] + rng.integers(-1, 2, 300) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(eta=0.1, max_iter=10).fit(X, y)
+    a = _plain_perceptron(X, y, 0.1, 0.0, clf.n_iter_)
+    np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
+
+
+def test_block_scan_decides_within_rounding_as_the_plain_loop_does():
+    # the same kind of data with few mistakes (the block scan's regime); deciding by
+    # the block product alone gives other weights on this draw
+    rng = np.random.default_rng(52)
+    for d in (2, 6):  # the second draw is the one
+        X = rng.integers(-3, 4, size=(300, d)).astype(float)
+        X[:, 1] *= 1e8
+        X[:, 0] += 0.1
+        y = (X[:, 0] + (rng.random(300) < 0.02) * 5 > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(eta=0.1, max_iter=10).fit(X, y)
+    a = _plain_perceptron(X, y, 0.1, 0.0, clf.n_iter_)
+    np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
