@@ -323,3 +323,22 @@ def test_an_import_that_loads_a_forbidden_module_breaches_in_check_and_grade():
              "def irls_fit(X, y, lam=0.0, max_iter=50):\n    return logistic.cdf(X)\n"]
     found = breaches(cells, exset.exercises)
     assert found == {"irls_fit": ["scipy.stats.logistic.cdf (it loads scipy.optimize)"]}
+
+
+def test_check_sees_an_import_the_static_rule_cannot():
+    """__import__ inside the function: the grader's mask fails it, check() notices the call."""
+    import runpy
+
+    from linclf_grader.inprocess import evaluate
+
+    ref = runpy.run_path(str(ROOT / "exercises" / "solutions" / "smo.py"))
+
+    def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
+        __import__("scipy.optimize")
+        return ref["smo_solver"](K, y, C, tol, max_steps)
+
+    _, honest = evaluate("smo.smo_solver", ref["smo_solver"], cells=[])
+    _, dodge = evaluate("smo.smo_solver", smo_solver, cells=[])
+    assert sum(r["score"] for r in honest) == sum(r["max_score"] for r in honest) > 0
+    assert sum(r["score"] for r in dodge) == 0
+    assert all("scipy.optimize" in r["output"] for r in dodge)
