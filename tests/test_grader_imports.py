@@ -326,7 +326,8 @@ def test_an_import_that_loads_a_forbidden_module_breaches_in_check_and_grade():
 
 
 def test_check_sees_an_import_the_static_rule_cannot():
-    """__import__ inside the function: the grader's mask fails it, check() notices the call."""
+    """__import__ inside the function: the grader's mask fails it, check() sees the optimiser run
+    (whether or not scipy.optimize was imported before)."""
     import runpy
 
     from linclf_grader.inprocess import evaluate
@@ -334,7 +335,8 @@ def test_check_sees_an_import_the_static_rule_cannot():
     ref = runpy.run_path(str(ROOT / "exercises" / "solutions" / "smo.py"))
 
     def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
-        __import__("scipy.optimize")
+        opt = __import__("scipy.optimize", fromlist=["minimize"])
+        opt.minimize(lambda v: float(v @ v), [1.0])   # the optimiser runs: that is seen
         return ref["smo_solver"](K, y, C, tol, max_steps)
 
     _, honest = evaluate("smo.smo_solver", ref["smo_solver"], cells=[])
