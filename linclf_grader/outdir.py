@@ -82,12 +82,16 @@ class OutputDir:
         parent, name = os.path.split(self.path)
         if not name or name in (".", ".."):
             raise OutputRefused(f"--out {path}: give the name of a new folder")
-        _check_ancestors(parent, f"--out {path}")
         try:
             pfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
             raise OutputRefused(f"--out {path}: its parent folder {parent} cannot be opened "
                                 f"({exc.strerror}); create it first") from None
+        try:
+            _check_ancestors(parent, f"--out {path}")
+        except OutputRefused:
+            os.close(pfd)
+            raise
         try:
             created = True
             try:
