@@ -450,22 +450,42 @@ def unpack(got, n, what="the result"):
     return got
 
 
-def assert_close(got, expected, what="the result", *, rtol=1e-7, atol=1e-9):
-    """Array (or scalar) ``got`` equals ``expected`` within ``rtol``/``atol``."""
+def order_of(x):
+    """``"of order 1e-03"``: the size of an error, without the digits that would give the answer away."""
+    x = abs(float(x))
+    if x == 0 or not math.isfinite(x):
+        return repr(x)
+    return f"of order 1e{math.floor(math.log10(x)):+03d}"
+
+
+def assert_close(got, expected, what="the result", *, rtol=1e-7, atol=1e-9, quiet=False):
+    """Array (or scalar) ``got`` equals ``expected`` within ``rtol``/``atol``.
+
+    With ``quiet=True`` the failure message never shows ``expected`` (a constant
+    answer, or a value computed for the student's own data): it names the first
+    wrong entry, how many are wrong and the size of the error.
+    """
     expected = np.asarray(expected, dtype=np.float64)
+    tol = f"(tolerance rtol={rtol:g}, atol={atol:g})"
     if expected.ndim == 0:
         value = as_float(got, what)
         if not math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
-            _fail(f"{what}: expected {float(expected):.10g}, got {value:.10g} "
-                  f"(tolerance rtol={rtol:g}, atol={atol:g})")
+            if quiet:
+                _fail(f"{what}: {value:.10g} is wrong, by an error "
+                      f"{order_of(value - float(expected))} {tol}")
+            _fail(f"{what}: expected {float(expected):.10g}, got {value:.10g} {tol}")
         return value
     arr = as_array(got, expected.shape, what)
     bad = ~np.isclose(arr, expected, rtol=rtol, atol=atol)
     if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = first if len(first) > 1 else first[0]
+        if quiet:
+            _fail(f"{what}: {int(bad.sum())} of {bad.size} entries are wrong; the first is at "
+                  f"index {where}, where you have {arr[first]:.10g}, an error "
+                  f"{order_of(float(arr[first] - expected[first]))} {tol}")
         _fail(f"{what}: expected {describe(expected)}, got {describe(arr)}; "
-              f"first mismatch at index {idx if len(idx) > 1 else idx[0]} "
-              f"(tolerance rtol={rtol:g}, atol={atol:g})")
+              f"first mismatch at index {where} {tol}")
     return arr
 
 

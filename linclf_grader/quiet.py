@@ -8,45 +8,15 @@ Also :func:`assert_no_warnings`, for docstrings that promise "without warnings".
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .framework import as_array, as_float, fail as _fail
+from .framework import as_array, assert_close, fail as _fail, order_of  # noqa: F401 (sets use it)
 from .values import describe, type_name
 
 
-def order_of(x):
-    """``"of order 1e-03"``: the size of an error, without the digits that would give the answer away."""
-    x = abs(float(x))
-    if x == 0 or not math.isfinite(x):
-        return repr(x)
-    return f"of order 1e{math.floor(math.log10(x)):+03d}"
-
-
 def assert_close_quiet(got, expected, what="the result", *, rtol=1e-7, atol=1e-9):
-    """:func:`assert_close` whose failure message never shows ``expected``.
-
-    For answers that must not be printed: constant answers, and expected values
-    computed for the student's own data.  The message names the first wrong
-    entry, how many entries are wrong and the size of the error.
-    """
-    expected = np.asarray(expected, dtype=np.float64)
-    if expected.ndim == 0:
-        value = as_float(got, what)
-        if not math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
-            _fail(f"{what}: {value:.10g} is wrong, by an error {order_of(value - float(expected))} "
-                  f"(tolerance rtol={rtol:g}, atol={atol:g})")
-        return value
-    arr = as_array(got, expected.shape, what)
-    bad = ~np.isclose(arr, expected, rtol=rtol, atol=atol)
-    if bad.any():
-        first = tuple(int(i) for i in np.argwhere(bad)[0])
-        err = float(arr[first] - expected[first])
-        _fail(f"{what}: {int(bad.sum())} of {bad.size} entries are wrong; the first is at index "
-              f"{first if len(first) > 1 else first[0]}, where you have {arr[first]:.10g}, "
-              f"an error {order_of(err)} (tolerance rtol={rtol:g}, atol={atol:g})")
-    return arr
+    """:func:`~linclf_grader.framework.assert_close` whose failure message never shows ``expected``."""
+    return assert_close(got, expected, what, rtol=rtol, atol=atol, quiet=True)
 
 
 def assert_equal_quiet(got, expected, what="the result"):

@@ -141,6 +141,21 @@ def open_zip(path):
         raise ValueError(f"{path}: not a zip archive") from None
 
 
+def zip_members(archives):
+    """``(archive path, member, "ZIP:NAME")`` of every file in the LMS's zips, in order."""
+    for archive_path in archives:
+        with open_zip(archive_path) as archive:
+            for info in archive.infolist():
+                if not info.is_dir():
+                    yield archive_path, info, f"{Path(archive_path).name}:{info.filename}"
+
+
+def copy_member(dest, student, suffix, archive_path, info):
+    """Write a zip member as the student's graded copy ``DEST/STUDENT.suffix``."""
+    with zipfile.ZipFile(archive_path) as archive:
+        return write_submission(dest, student, suffix, read_zip_member(archive, info))
+
+
 def write_submission(dest, student, suffix, data):
     """Write ``data`` to ``DEST/STUDENT.suffix`` (the graded copy)."""
     dest = Path(dest)

@@ -37,11 +37,10 @@ from __future__ import annotations
 
 import csv
 import re
-import zipfile
 from pathlib import Path
 
 from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_latest,
-               open_zip, pick_id_column, read_zip_member, roster_ids, write_submission)
+               copy_member, pick_id_column, roster_ids, zip_members)
 
 __all__ = ["read_gradebook", "collect_canvas", "write_canvas_gradebook", "canvas_feedback_name"]
 
@@ -94,35 +93,30 @@ def collect_canvas(archives, gradebook, dest, id_column=None):
     roster, header, points = read_gradebook(gradebook, id_column)
     by_user = {e.lms_user: e for e in roster.values()}
     candidates, unmapped = {}, []
-    for archive_path in archives:
-        with open_zip(archive_path) as archive:
-            for info in archive.infolist():
-                if info.is_dir():
-                    continue
-                entry = f"{Path(archive_path).name}:{info.filename}"
-                m = _MEMBER.match(info.filename)
-                if info.filename.startswith("anon_") or "_anon_" in info.filename:
-                    unmapped.append((entry, "anonymous grading hides the Canvas user id; "
-                                            "download again once names are shown"))
-                    continue
-                if m is None:
-                    reason = ("a text or URL entry, not a file" if
-                              re.search(r"_\d+_(text|link)\.html$", info.filename) else
-                              "not named NAME[_LATE]_USERID_ATTACHMENTID_FILE as Canvas names "
-                              "submitted files")
-                    unmapped.append((entry, reason))
-                    continue
-                student = by_user.get(m["user"])
-                if student is None:
-                    unmapped.append((entry, f"Canvas user {m['user']} is not in the gradebook "
-                                            f"{Path(gradebook).name}"))
-                    continue
-                suffix = Path(m["file"]).suffix.lower()
-                if suffix not in SUBMISSION_SUFFIXES:
-                    unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
-                    continue
-                candidates.setdefault(student.student, []).append(
-                    (int(m["att"]), entry, bool(m["late"]), suffix, archive_path, info))
+    for archive_path, info, entry in zip_members(archives):
+        m = _MEMBER.match(info.filename)
+        if info.filename.startswith("anon_") or "_anon_" in info.filename:
+            unmapped.append((entry, "anonymous grading hides the Canvas user id; "
+                                    "download again once names are shown"))
+            continue
+        if m is None:
+            reason = ("a text or URL entry, not a file" if
+                      re.search(r"_\d+_(text|link)\.html$", info.filename) else
+                      "not named NAME[_LATE]_USERID_ATTACHMENTID_FILE as Canvas names "
+                      "submitted files")
+            unmapped.append((entry, reason))
+            continue
+        student = by_user.get(m["user"])
+        if student is None:
+            unmapped.append((entry, f"Canvas user {m['user']} is not in the gradebook "
+                                    f"{Path(gradebook).name}"))
+            continue
+        suffix = Path(m["file"]).suffix.lower()
+        if suffix not in SUBMISSION_SUFFIXES:
+            unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
+            continue
+        candidates.setdefault(student.student, []).append(
+            (int(m["att"]), entry, bool(m["late"]), suffix, archive_path, info))
     subs, ambiguous = [], []
     for sid, cands in candidates.items():
         latest, older, reason = choose_latest(cands, key=lambda c: c[0],
@@ -131,8 +125,7 @@ def collect_canvas(archives, gradebook, dest, id_column=None):
             ambiguous.append((sid, [c[1] for c in cands], reason))
             continue
         att, entry, late, suffix, archive_path, info = latest
-        with zipfile.ZipFile(archive_path) as archive:
-            path = write_submission(dest, sid, suffix, read_zip_member(archive, info))
+        path = copy_member(dest, sid, suffix, archive_path, info)
         subs.append(Submission(sid, path, entry, "canvas", roster[sid].lms_user, roster[sid].name,
                                None, late, str(att), [c[1] for c in older]))
     notes = []

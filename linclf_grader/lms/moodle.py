@@ -46,11 +46,10 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
-import zipfile
 from pathlib import Path
 
 from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_latest,
-               open_zip, pick_id_column, read_zip_member, roster_ids, write_submission)
+               copy_member, pick_id_column, roster_ids, zip_members)
 
 __all__ = ["read_worksheet", "collect_moodle", "write_moodle_worksheet", "moodle_feedback_dir",
            "parse_moodle_time"]
@@ -126,28 +125,23 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
     roster, header = read_worksheet(worksheet, id_column, tz)
     by_pid = {e.lms_user: e for e in roster.values()}
     candidates, unmapped = {}, []
-    for archive_path in archives:
-        with open_zip(archive_path) as archive:
-            for info in archive.infolist():
-                if info.is_dir():
-                    continue
-                entry = f"{Path(archive_path).name}:{info.filename}"
-                m = _MEMBER.match(info.filename)
-                if m is None:
-                    unmapped.append((entry, "not under a folder FULL NAME_ID_assignsubmission_"
-                                            "PLUGIN_ as Moodle names submissions"))
-                    continue
-                student = by_pid.get(m["pid"])
-                if student is None:
-                    unmapped.append((entry, f"Participant {m['pid']} is not in the worksheet "
-                                            f"{Path(worksheet).name}"))
-                    continue
-                name = m["rest"].lstrip("/")
-                if m["plugin"] != "file" or Path(name).suffix.lower() not in SUBMISSION_SUFFIXES:
-                    unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
-                    continue
-                candidates.setdefault(student.student, []).append(
-                    (info.date_time, entry, Path(name).suffix.lower(), archive_path, info))
+    for archive_path, info, entry in zip_members(archives):
+        m = _MEMBER.match(info.filename)
+        if m is None:
+            unmapped.append((entry, "not under a folder FULL NAME_ID_assignsubmission_"
+                                    "PLUGIN_ as Moodle names submissions"))
+            continue
+        student = by_pid.get(m["pid"])
+        if student is None:
+            unmapped.append((entry, f"Participant {m['pid']} is not in the worksheet "
+                                    f"{Path(worksheet).name}"))
+            continue
+        name = m["rest"].lstrip("/")
+        if m["plugin"] != "file" or Path(name).suffix.lower() not in SUBMISSION_SUFFIXES:
+            unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
+            continue
+        candidates.setdefault(student.student, []).append(
+            (info.date_time, entry, Path(name).suffix.lower(), archive_path, info))
     subs, ambiguous = [], []
     for sid, cands in candidates.items():
         latest, older, reason = choose_latest(cands, key=lambda c: c[0],
@@ -156,8 +150,7 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
             ambiguous.append((sid, [c[1] for c in cands], reason))
             continue
         _, entry, suffix, archive_path, info = latest
-        with zipfile.ZipFile(archive_path) as archive:
-            path = write_submission(dest, sid, suffix, read_zip_member(archive, info))
+        path = copy_member(dest, sid, suffix, archive_path, info)
         r = roster[sid]
         subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
                                superseded=[c[1] for c in older]))
