@@ -32,6 +32,6 @@ bash scripts/book.sh
 export LINCLF_SITE_BUILT=1
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 status=0
-.venv/bin/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider "$@" || status=$?
+.venv/bin/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider --durations=25 "$@" || status=$?
 echo "test: total wall time $(( $(date +%s) - start )) s"
 exit $status
