@@ -174,14 +174,15 @@ WRONG = {
         "gamma as a width": lambda X, Z, gamma: _rbf(X, Z, 1.0 / gamma),
         "arguments swapped (transposed)": lambda X, Z, gamma: _rbf(Z, X, gamma),
     },
-    ("kernels", "poly2_features"): {
-        "no sqrt(2) factors": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2, X[:, 0] * X[:, 1],
-                                                         X[:, 0], X[:, 1], np.ones(len(X))]),
-        "the source's five features": lambda X: np.column_stack([X[:, 0], X[:, 0]**2, X[:, 1], X[:, 1]**2,
-                                                                 X[:, 0] * X[:, 1]]),
-        "forgot the constant": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2, np.sqrt(2) * X[:, 0] * X[:, 1],
-                                                          np.sqrt(2) * X[:, 0], np.sqrt(2) * X[:, 1],
-                                                          np.zeros(len(X))]),
+    ("kernels", "poly3_features"): {
+        "the quadratic map's six features": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2,
+                                                                      np.sqrt(2) * X[:, 0] * X[:, 1],
+                                                                      np.sqrt(2) * X[:, 0], np.sqrt(2) * X[:, 1],
+                                                                      np.ones(len(X)), np.zeros((len(X), 4))]),
+        "forgot the constant": lambda X: np.column_stack([np.zeros(len(X)), np.sqrt(3) * X, np.sqrt(3) * X**2,
+                                                          np.sqrt(6) * X[:, 0] * X[:, 1], X**3,
+                                                          np.sqrt(3) * X[:, 0]**2 * X[:, 1],
+                                                          np.sqrt(3) * X[:, 0] * X[:, 1]**2]),
     },
     ("kernels", "kernel_decision"): {
         "forgot the labels": lambda alpha, y, X_train, b, X_new, gamma: _rbf(X_new, X_train, gamma) @ alpha + b,
@@ -383,15 +384,20 @@ def test_rbf_gram_and_decision_against_linclf():
                            for x in X])
 
 
-def test_poly2_features_and_feature_distance():
+def test_poly3_features_and_feature_distance():
     ref = load_reference("kernels")
     rng = np.random.default_rng(2)
     X, Z = rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
-    assert np.allclose(ref.poly2_features(X) @ ref.poly2_features(Z).T, (X @ Z.T + 1) ** 2)
+    assert np.allclose(ref.poly3_features(X) @ ref.poly3_features(Z).T, (X @ Z.T + 1) ** 3)
+    assert np.linalg.matrix_rank(ref.poly3_features(rng.normal(size=(30, 2)))) == 10   # no spare feature
     x1, x2, xp1, xp2 = _sym("x1 x2 xp1 xp2")
     expr = ref.feature_distance()
+
+    def phi2(A):
+        return np.column_stack([A[:, 0]**2, A[:, 1]**2, np.sqrt(2) * A[:, 0] * A[:, 1], np.sqrt(2) * A,
+                                np.ones(len(A))])
     for x, z in zip(X, Z):
-        d2 = np.sum((ref.poly2_features(x[None]) - ref.poly2_features(z[None])) ** 2)
+        d2 = np.sum((phi2(x[None]) - phi2(z[None])) ** 2)
         assert np.isclose(float(expr.subs({x1: x[0], x2: x[1], xp1: z[0], xp2: z[1]})), d2)
 
 
