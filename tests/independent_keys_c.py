@@ -297,14 +297,15 @@ def _pegasos_extra(ref):
 EXTRA[("losses", "pegasos")] = _pegasos_extra
 
 
-@key("losses", "hinge_form_error")
+@key("losses", "class_weight_error")
 def _():
-    C, N, lam, k = sp.symbols("C N lam k", positive=True)
-    w2, H = sp.symbols("w2 H", positive=True)           # ||w||^2 and the sum of the hinges
-    primal = w2 / 2 + C * H
-    # step (3): the factor k with H + w2 / (2C) = k * primal for all w2, H
-    factor = sp.solve(sp.Poly(sp.expand(H + w2 / (2 * C) - k * primal), w2, H).coeffs(), k, dict=True)[0][k]
-    assert factor != sp.Rational(1, 2)                  # so step 3 is the first wrong one
-    # the mean form H / N + lam/2 w2 proportional to the primal: lam / 2 : 1/N = 1/2 : C
-    lam_mean = sp.solve(sp.Eq((lam / 2) / (1 / N), sp.Rational(1, 2) / C), lam)[0]
-    return 3, factor, lam_mean
+    # from the problem statement: minimise the weighted risk in p = sigma(f) instead of f
+    cp, cm, q, p = sp.symbols("cp cm q p", positive=True)
+    f = sp.Symbol("f", real=True)
+    risk = -cp * q * sp.log(p) - cm * (1 - q) * sp.log(1 - p)
+    p_star = sp.solve(sp.diff(risk, p), p)[0]                 # sigma(f*) = cp q / (cp q + cm (1 - q))
+    threshold = sp.solve(sp.Eq(p_star, sp.Rational(1, 2)), q)[0]
+    assert sp.simplify(threshold - cp / (cp + cm)) != 0       # the source's step 3 is wrong ...
+    assert sp.simplify(p_star - q) != 0                       # ... and so is its step 4
+    q_of_f = sp.solve(sp.Eq(p_star, 1 / (1 + sp.exp(-f))), q)[0]
+    return 3, threshold, q_of_f
