@@ -20,11 +20,13 @@ def key(set_name, exercise):
 
 
 def dual_qp(K, y, C):
-    """min 1/2 a^T Q a - sum a, 0 <= a <= C, a.y = 0, by scipy's SLSQP."""
+    """min 1/2 a^T Q a - sum a, 0 <= a_i <= C_i, a.y = 0, by scipy's SLSQP."""
     Q = (y[:, None] * y[None, :]) * K
     n = len(y)
+    # C: None (hard margin), one cap, or one cap per multiplier
+    caps = [(0, None)] * n if C is None else [(0, float(c)) for c in np.broadcast_to(C, (n,))]
     res = scipy.optimize.minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.zeros(n), jac=lambda a: Q @ a - 1,
-                                  bounds=[(0, C)] * n, method="SLSQP",
+                                  bounds=caps, method="SLSQP",
                                   constraints=[{"type": "eq", "fun": lambda a: a @ y, "jac": lambda a: y}],
                                   options={"ftol": 1e-14, "maxiter": 2000})
     return res.x, float(res.fun)

@@ -214,14 +214,18 @@ WRONG = {
         "sign error in the correction": lambda b, E, y, ao, an, K, C: _bias(b, E, y, ao, an, K, C, sign=-1.0),
     },
     ("smo", "smo_unclipped_alpha2"): {
-        "sign error": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 - y2 * (E1 - E2) / (K11 + K22 - 2 * K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
-        "eta without the 2": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 + y2 * (E1 - E2) / (K11 + K22 - K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
-        "forgot y2": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 + (E1 - E2) / (K11 + K22 - 2 * K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
-        "the step only": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: y2 * (E1 - E2) / (K11 + K22 - 2 * K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
+        "the chapter's step (p ignored)": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                                                   a2 + y2 * ((g1 - y1) - (g2 - y2)) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
+        "eta without the 2": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                                      a2 + y2 * ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
+        "forgot y2": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                              a2 + ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
+        "the step only": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                                  y2 * ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
     },
     ("losses", "hinge_subgradient"): {
         "strict inequality at the kink": lambda w, b, X, y, lam=0.0: _hinge(w, b, X, y, lam, strict=True),
@@ -402,23 +406,24 @@ def test_poly3_features_and_feature_distance():
 
 
 def test_unclipped_step_is_the_minimiser_along_the_constraint():
-    """Derive alpha2_unc from the two-variable dual, for each of the four label pairs."""
+    """Derive alpha2_unc of Psi_p from the two-variable problem, for each of the four label pairs."""
     ref = load_reference("smo")
-    a1, a2, K11, K22, K12, v1, v2, zeta, b, t = _sym("a1 a2 K11 K22 K12 v1 v2 zeta b t")
+    a1, a2, K11, K22, K12, v1, v2, p1, p2, t = _sym("a1 a2 K11 K22 K12 v1 v2 p1 p2 t")
     expected = ref.smo_unclipped_alpha2()
     names = {s.name: s for s in expected.free_symbols}
     for y1, y2 in itertools.product((1, -1), repeat=2):
-        # f = 1/2 a^T Q a - a1 - a2 + (terms linear in a1, a2 from the fixed multipliers, via v1, v2)
+        # Psi_p = 1/2 a^T Q a - p1 a1 - p2 a2 + (terms linear in a1, a2 from the fixed multipliers)
         def f(al1, al2):
-            return (K11 * al1**2 / 2 + K22 * al2**2 / 2 + y1 * y2 * K12 * al1 * al2 - al1 - al2
+            return (K11 * al1**2 / 2 + K22 * al2**2 / 2 + y1 * y2 * K12 * al1 * al2 - p1 * al1 - p2 * al2
                     + y1 * v1 * al1 + y2 * v2 * al2)
         # move along the constraint y1 a1 + y2 a2 = const: a1 -> a1 - y1 y2 t, a2 -> a2 + t
         phi = f(a1 - y1 * y2 * t, a2 + t)
         (t_star,) = sp.solve(sp.diff(phi, t), t)
-        # errors E_i = g(x_i) - y_i with g(x_i) = y1 a1 K_i1 + y2 a2 K_i2 + v_i + b
-        E1 = y1 * a1 * K11 + y2 * a2 * K12 + v1 + b - y1
-        E2 = y1 * a1 * K12 + y2 * a2 * K22 + v2 + b - y2
-        formula = expected.subs({names["a2"]: a2, names["y2"]: y2, names["E1"]: E1, names["E2"]: E2,
+        # kernel parts of the scores g_i = y1 a1 K_i1 + y2 a2 K_i2 + v_i
+        g1 = y1 * a1 * K11 + y2 * a2 * K12 + v1
+        g2 = y1 * a1 * K12 + y2 * a2 * K22 + v2
+        formula = expected.subs({names["a2"]: a2, names["y1"]: y1, names["y2"]: y2, names["g1"]: g1,
+                                 names["g2"]: g2, names["p1"]: p1, names["p2"]: p2,
                                  names["K11"]: K11, names["K22"]: K22, names["K12"]: K12})
         assert sp.simplify(a2 + t_star - formula) == 0, (y1, y2)
 
