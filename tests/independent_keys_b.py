@@ -20,11 +20,13 @@ def key(set_name, exercise):
 
 
 def dual_qp(K, y, C):
-    """min 1/2 a^T Q a - sum a, 0 <= a <= C, a.y = 0, by scipy's SLSQP."""
+    """min 1/2 a^T Q a - sum a, 0 <= a_i <= C_i, a.y = 0, by scipy's SLSQP."""
     Q = (y[:, None] * y[None, :]) * K
     n = len(y)
+    # C: None (hard margin), one cap, or one cap per multiplier
+    caps = [(0, None)] * n if C is None else [(0, float(c)) for c in np.broadcast_to(C, (n,))]
     res = scipy.optimize.minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.zeros(n), jac=lambda a: Q @ a - 1,
-                                  bounds=[(0, C)] * n, method="SLSQP",
+                                  bounds=caps, method="SLSQP",
                                   constraints=[{"type": "eq", "fun": lambda a: a @ y, "jac": lambda a: y}],
                                   options={"ftol": 1e-14, "maxiter": 2000})
     return res.x, float(res.fun)
@@ -226,16 +228,21 @@ def _(X, Xp, gamma):
                      for x in X])
 
 
-@key("kernels", "poly2_features")
-def phi2(X):
-    # sqrt of the multinomial coefficients of (x1 z1 + x2 z2 + 1)^2, monomial by monomial
+@key("kernels", "poly3_features")
+def phi3(X):
+    # sqrt of the multinomial coefficients of (x1 z1 + x2 z2 + 1)^3, monomial by monomial
     rows = []
     for x1, x2 in X:
-        rows.append([1.0, math.sqrt(2) * x1, math.sqrt(2) * x2, x1 * x1, math.sqrt(2) * x1 * x2, x2 * x2])
+        row = []
+        for i in range(4):
+            for j in range(4 - i):
+                coef = math.factorial(3) / (math.factorial(i) * math.factorial(j) * math.factorial(3 - i - j))
+                row.append(math.sqrt(coef) * x1**i * x2**j)
+        rows.append(row)
     return np.array(rows)
 
 
-COMPARE[("kernels", "poly2_features")] = lambda r, i, a, k: np.testing.assert_allclose(r @ r.T, i @ i.T)
+COMPARE[("kernels", "poly3_features")] = lambda r, i, a, k: np.testing.assert_allclose(r @ r.T, i @ i.T)
 
 
 @key("kernels", "kernel_decision")
@@ -357,41 +364,23 @@ def _(K, y, max_epochs=100):
     return np.array(alpha), float(sum(a * v for a, v in zip(alpha, y))), False
 
 
-@key("kernels", "corrected_feature_map")
-def _():
-    x1, x2, x3, xp1, xp2 = sp.symbols("x1 x2 x3 xp1 xp2", real=True)
-    printed = lambda a, b: [a, b, a**2, sp.sqrt(2) * a * b, b, b**2]  # noqa: E731
-    computed = sp.expand(sum(u * v for u, v in zip(printed(x1, x2), printed(xp1, xp2))))
-    # the monomials of x.x' + (x.x')^2 on R^3, with the square roots of their coefficients
-    xs = (x1, x2, x3)
-    phi = list(xs) + [xs[i] * xs[j] * (1 if i == j else sp.sqrt(2)) for i in range(3) for j in range(i, 3)]
-    return computed, sp.Matrix(phi)
+@key("kernels", "centring_error")
+def _(K, K_new):
+    # the centring matrix H = I - 11'/N: Phi~ = H Phi, so K_c = H K H; a new point's row is
+    # (k(z, .) - mean over the training points of k(x_k, .)) H, with k(x_k, .) the rows of K
+    N = len(K)
+    H = np.eye(N) - np.ones((N, N)) / N
+    K_new_c = (K_new - np.ones((len(K_new), N)) @ K / N) @ H
+    return 3, H @ K @ H, K_new_c
 
 
-def _feature_map_extra(ref):
-    _, phi3 = ref()
-    x = sp.symbols("x1 x2 x3")
-    entries = [e.xreplace({s: sp.Symbol(s.name) for s in e.free_symbols}) for e in phi3]
-    # the kernel's monomials span 3 + 6 = 9 functions: no map with fewer features exists
-    k = sp.Poly(sp.expand(sum(a * b for a, b in zip(x, sp.symbols("z1:4")))
-                          + sum(a * b for a, b in zip(x, sp.symbols("z1:4"))) ** 2), *x)
-    assert len(entries) == len(k.monoms()) == 9
+def _centring_extra(ref):
+    # the source's claim fails on the smallest example: two points 0 and 1 on a line, k = x x'
+    K = np.array([[0.0, 0.0], [0.0, 1.0]])
+    source = K - K.mean(axis=1)[:, None] - K.mean(axis=0)[None, :]
+    step, K_c, _ = ref(K, K[:1])
+    assert step == 3 and np.allclose(K_c, [[0.25, -0.25], [-0.25, 0.25]])   # centred: -1/2, +1/2
+    assert not np.allclose(source, K_c)
 
 
-EXTRA[("kernels", "corrected_feature_map")] = _feature_map_extra
-
-
-def _feature_map_compare(r, i, args, kwargs):
-    from test_answer_keys import same
-
-    same(r[0], i[0], where="computed")
-    x = sp.symbols("x1:4")
-    z = sp.symbols("z1:4")
-
-    def dot(phi):
-        e = [t.xreplace({s: sp.Symbol(s.name) for s in t.free_symbols}) for t in phi]
-        return sp.expand(sum(a * a.xreplace(dict(zip(x, z))) for a in e))
-    assert sp.expand(dot(r[1]) - dot(i[1])) == 0 and len(r[1]) == len(i[1])
-
-
-COMPARE[("kernels", "corrected_feature_map")] = _feature_map_compare
+EXTRA[("kernels", "centring_error")] = _centring_extra

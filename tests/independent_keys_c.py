@@ -36,12 +36,38 @@ def _pair_psi():
     return psi(n1, t).subs(vs), psi(a1, a2).subs(vs), (a1, a2, y1, y2, K11, K22, K12, t, E1, E2)
 
 
+def _pair_psi_p():
+    """Psi_p of the pair (a1 - y1 y2 t', a2 + t') written with the other multipliers' parts v_i
+    of the scores, in terms of g_i = y1 a1 K_i1 + y2 a2 K_i2 + v_i."""
+    a1, a2, y1, y2, K11, K22, K12, v1, v2, t, g1, g2, p1, p2 = sp.symbols(
+        "a1 a2 y1 y2 K11 K22 K12 v1 v2 t g1 g2 p1 p2", real=True)
+    n1, n2 = a1 - y1 * y2 * (t - a2), t      # t is the new alpha2; y1 alpha1 + y2 alpha2 is kept
+    psi = (K11 * n1**2 + K22 * n2**2 + 2 * y1 * y2 * K12 * n1 * n2) / 2 + y1 * n1 * v1 + y2 * n2 * v2 \
+        - p1 * n1 - p2 * n2
+    vs = sp.solve([y1 * a1 * K11 + y2 * a2 * K12 + v1 - g1, y1 * a1 * K12 + y2 * a2 * K22 + v2 - g2],
+                  [v1, v2], dict=True)[0]
+    return psi.subs(vs), (y1, y2, t)
+
+
 @key("smo", "smo_unclipped_alpha2")
 def _():
-    psi_t, _, (a1, a2, y1, y2, K11, K22, K12, t, E1, E2) = _pair_psi()
-    best = sp.solve(sp.diff(psi_t, t), t)[0]
-    # labels are +-1: the answer may not depend on y1 once y1^2 = y2^2 = 1
-    return sp.simplify(best.subs(y1, 1))
+    psi_t, (y1, y2, t) = _pair_psi_p()
+    return sp.solve(sp.diff(psi_t, t), t)[0]          # still with y1, y2 free: compared at +-1
+
+
+def _compare_in_both_labels(r, i, args, kwargs):
+    r, i = (sp.sympify(e) for e in (r, i))
+    r, i = (e.xreplace({s: sp.Symbol(s.name) for s in e.free_symbols}) for e in (r, i))
+    rng = np.random.default_rng(7)
+    for l1, l2 in itertools.product((1, -1), repeat=2):
+        d = (r - i).subs({"y1": l1, "y2": l2})
+        names = sorted(s.name for s in d.free_symbols)
+        for _ in range(6):
+            pt = {sp.Symbol(n): rng.uniform(0.3, 2.0) * rng.choice([-1, 1]) for n in names}
+            assert abs(complex(d.xreplace(pt).evalf())) < 1e-9, (l1, l2, d)
+
+
+COMPARE[("smo", "smo_unclipped_alpha2")] = _compare_in_both_labels
 
 
 def _compare_in_labels(r, i, args, kwargs):
@@ -58,19 +84,14 @@ def _compare_in_labels(r, i, args, kwargs):
             assert abs(complex(d.xreplace(pt).evalf())) < 1e-9, (label, d)
 
 
-COMPARE[("smo", "smo_unclipped_alpha2")] = _compare_in_labels
-
-
 def _unclipped_extra(ref):
-    # with y1 = -1 as well: the pair's optimum does not depend on y1
-    psi_t, _, (a1, a2, y1, y2, K11, K22, K12, t, E1, E2) = _pair_psi()
-    best = sp.solve(sp.diff(psi_t, t), t)[0]
+    # with p1 = p2 = 1 the step is the chapter's a2 + y2 (E1 - E2) / kappa, E_i = g_i + b - y_i
     got = ref()
     got = got.xreplace({s: sp.Symbol(s.name) for s in got.free_symbols})
+    a2, g1, g2, b, K11, K22, K12 = sp.symbols("a2 g1 g2 b K11 K22 K12")
     for l1, l2 in itertools.product((1, -1), repeat=2):
-        d = sp.simplify(best.subs({y1: l1, y2: l2}) - got.subs(sp.Symbol("y2"), l2).xreplace(
-            {sp.Symbol(n): sp.Symbol(n, real=True) for n in ("a2", "E1", "E2", "K11", "K22", "K12")}))
-        assert d == 0
+        chapter = a2 + l2 * ((g1 + b - l1) - (g2 + b - l2)) / (K11 + K22 - 2 * K12)
+        assert sp.simplify(got.subs({"y1": l1, "y2": l2, "p1": 1, "p2": 1}) - chapter) == 0
 
 
 EXTRA[("smo", "smo_unclipped_alpha2")] = _unclipped_extra
@@ -81,8 +102,9 @@ def bounds(alpha, y, C):
     # min and max of alpha2 over the feasible segment, by linear programming
     zeta = y[0] * alpha[0] + y[1] * alpha[1]
     A_eq, b_eq = [[y[0], y[1]]], [zeta]
-    lo = scipy.optimize.linprog([0, 1], A_eq=A_eq, b_eq=b_eq, bounds=[(0, C), (0, C)]).x[1]
-    hi = scipy.optimize.linprog([0, -1], A_eq=A_eq, b_eq=b_eq, bounds=[(0, C), (0, C)]).x[1]
+    caps = [(0, float(c)) for c in np.broadcast_to(C, (2,))]
+    lo = scipy.optimize.linprog([0, 1], A_eq=A_eq, b_eq=b_eq, bounds=caps).x[1]
+    hi = scipy.optimize.linprog([0, -1], A_eq=A_eq, b_eq=b_eq, bounds=caps).x[1]
     return float(lo), float(hi)
 
 
@@ -137,6 +159,7 @@ COMPARE[("smo", "second_order_gain")] = _compare_in_labels
 def _(K, y, C, tol=1e-3, max_steps=100_000):
     from sklearn.svm import SVC
 
+    C = np.broadcast_to(np.asarray(C, dtype=float), (len(y),)).copy()     # one cap per multiplier
     if np.linalg.eigvalsh(K).min() < -1e-9:
         # not convex: any KKT point; SLSQP's, with b in the middle of the KKT bracket
         alpha, _ = dual_qp(K, y, C)
@@ -145,7 +168,8 @@ def _(K, y, C, tol=1e-3, max_steps=100_000):
         up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
         low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
         return alpha, float(-(F[up].min() + F[low].max()) / 2)
-    model = SVC(C=C, kernel="precomputed", tol=1e-10, max_iter=10**7).fit(K, y)
+    # scikit-learn's per-sample caps: C_i = C * sample_weight_i
+    model = SVC(C=1.0, kernel="precomputed", tol=1e-10, max_iter=10**7).fit(K, y, sample_weight=C)
     alpha = np.zeros(len(y))
     alpha[model.support_] = np.abs(model.dual_coef_[0])
     return alpha, float(model.intercept_[0])
@@ -161,7 +185,7 @@ def _solver_compare(r, i, args, kwargs):
     alpha_i = i[0]
     psi_i = 0.5 * (alpha_i * y) @ K @ (alpha_i * y) - alpha_i.sum()
     psi_q = dual_qp(K, y, C)[1]
-    assert math.isclose(psi_r, psi_i, rel_tol=1e-6, abs_tol=1e-9 * C), (psi_r, psi_i)
+    assert math.isclose(psi_r, psi_i, rel_tol=1e-6, abs_tol=1e-9 * float(np.max(C))), (psi_r, psi_i)
     assert psi_r <= psi_q + 1e-6 * abs(psi_q), (psi_r, psi_q)
 
 
@@ -297,14 +321,15 @@ def _pegasos_extra(ref):
 EXTRA[("losses", "pegasos")] = _pegasos_extra
 
 
-@key("losses", "hinge_form_error")
+@key("losses", "class_weight_error")
 def _():
-    C, N, lam, k = sp.symbols("C N lam k", positive=True)
-    w2, H = sp.symbols("w2 H", positive=True)           # ||w||^2 and the sum of the hinges
-    primal = w2 / 2 + C * H
-    # step (3): the factor k with H + w2 / (2C) = k * primal for all w2, H
-    factor = sp.solve(sp.Poly(sp.expand(H + w2 / (2 * C) - k * primal), w2, H).coeffs(), k, dict=True)[0][k]
-    assert factor != sp.Rational(1, 2)                  # so step 3 is the first wrong one
-    # the mean form H / N + lam/2 w2 proportional to the primal: lam / 2 : 1/N = 1/2 : C
-    lam_mean = sp.solve(sp.Eq((lam / 2) / (1 / N), sp.Rational(1, 2) / C), lam)[0]
-    return 3, factor, lam_mean
+    # from the problem statement: minimise the weighted risk in p = sigma(f) instead of f
+    cp, cm, q, p = sp.symbols("cp cm q p", positive=True)
+    f = sp.Symbol("f", real=True)
+    risk = -cp * q * sp.log(p) - cm * (1 - q) * sp.log(1 - p)
+    p_star = sp.solve(sp.diff(risk, p), p)[0]                 # sigma(f*) = cp q / (cp q + cm (1 - q))
+    threshold = sp.solve(sp.Eq(p_star, sp.Rational(1, 2)), q)[0]
+    assert sp.simplify(threshold - cp / (cp + cm)) != 0       # the source's step 3 is wrong ...
+    assert sp.simplify(p_star - q) != 0                       # ... and so is its step 4
+    q_of_f = sp.solve(sp.Eq(p_star, 1 / (1 + sp.exp(-f))), q)[0]
+    return 3, threshold, q_of_f

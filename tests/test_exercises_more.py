@@ -174,14 +174,15 @@ WRONG = {
         "gamma as a width": lambda X, Z, gamma: _rbf(X, Z, 1.0 / gamma),
         "arguments swapped (transposed)": lambda X, Z, gamma: _rbf(Z, X, gamma),
     },
-    ("kernels", "poly2_features"): {
-        "no sqrt(2) factors": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2, X[:, 0] * X[:, 1],
-                                                         X[:, 0], X[:, 1], np.ones(len(X))]),
-        "the source's five features": lambda X: np.column_stack([X[:, 0], X[:, 0]**2, X[:, 1], X[:, 1]**2,
-                                                                 X[:, 0] * X[:, 1]]),
-        "forgot the constant": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2, np.sqrt(2) * X[:, 0] * X[:, 1],
-                                                          np.sqrt(2) * X[:, 0], np.sqrt(2) * X[:, 1],
-                                                          np.zeros(len(X))]),
+    ("kernels", "poly3_features"): {
+        "the quadratic map's six features": lambda X: np.column_stack([X[:, 0]**2, X[:, 1]**2,
+                                                                      np.sqrt(2) * X[:, 0] * X[:, 1],
+                                                                      np.sqrt(2) * X[:, 0], np.sqrt(2) * X[:, 1],
+                                                                      np.ones(len(X)), np.zeros((len(X), 4))]),
+        "forgot the constant": lambda X: np.column_stack([np.zeros(len(X)), np.sqrt(3) * X, np.sqrt(3) * X**2,
+                                                          np.sqrt(6) * X[:, 0] * X[:, 1], X**3,
+                                                          np.sqrt(3) * X[:, 0]**2 * X[:, 1],
+                                                          np.sqrt(3) * X[:, 0] * X[:, 1]**2]),
     },
     ("kernels", "kernel_decision"): {
         "forgot the labels": lambda alpha, y, X_train, b, X_new, gamma: _rbf(X_new, X_train, gamma) @ alpha + b,
@@ -213,14 +214,18 @@ WRONG = {
         "sign error in the correction": lambda b, E, y, ao, an, K, C: _bias(b, E, y, ao, an, K, C, sign=-1.0),
     },
     ("smo", "smo_unclipped_alpha2"): {
-        "sign error": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 - y2 * (E1 - E2) / (K11 + K22 - 2 * K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
-        "eta without the 2": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 + y2 * (E1 - E2) / (K11 + K22 - K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
-        "forgot y2": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: a2 + (E1 - E2) / (K11 + K22 - 2 * K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
-        "the step only": lambda: (lambda a2, y2, E1, E2, K11, K22, K12: y2 * (E1 - E2) / (K11 + K22 - 2 * K12))(
-            *_sym("a2 y2 E1 E2 K11 K22 K12")),
+        "the chapter's step (p ignored)": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                                                   a2 + y2 * ((g1 - y1) - (g2 - y2)) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
+        "eta without the 2": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                                      a2 + y2 * ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
+        "forgot y2": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                              a2 + ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
+        "the step only": lambda: (lambda a2, y1, y2, g1, g2, p1, p2, K11, K22, K12:
+                                  y2 * ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - 2 * K12))(
+            *_sym("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12")),
     },
     ("losses", "hinge_subgradient"): {
         "strict inequality at the kink": lambda w, b, X, y, lam=0.0: _hinge(w, b, X, y, lam, strict=True),
@@ -383,36 +388,42 @@ def test_rbf_gram_and_decision_against_linclf():
                            for x in X])
 
 
-def test_poly2_features_and_feature_distance():
+def test_poly3_features_and_feature_distance():
     ref = load_reference("kernels")
     rng = np.random.default_rng(2)
     X, Z = rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
-    assert np.allclose(ref.poly2_features(X) @ ref.poly2_features(Z).T, (X @ Z.T + 1) ** 2)
+    assert np.allclose(ref.poly3_features(X) @ ref.poly3_features(Z).T, (X @ Z.T + 1) ** 3)
+    assert np.linalg.matrix_rank(ref.poly3_features(rng.normal(size=(30, 2)))) == 10   # no spare feature
     x1, x2, xp1, xp2 = _sym("x1 x2 xp1 xp2")
     expr = ref.feature_distance()
+
+    def phi2(A):
+        return np.column_stack([A[:, 0]**2, A[:, 1]**2, np.sqrt(2) * A[:, 0] * A[:, 1], np.sqrt(2) * A,
+                                np.ones(len(A))])
     for x, z in zip(X, Z):
-        d2 = np.sum((ref.poly2_features(x[None]) - ref.poly2_features(z[None])) ** 2)
+        d2 = np.sum((phi2(x[None]) - phi2(z[None])) ** 2)
         assert np.isclose(float(expr.subs({x1: x[0], x2: x[1], xp1: z[0], xp2: z[1]})), d2)
 
 
 def test_unclipped_step_is_the_minimiser_along_the_constraint():
-    """Derive alpha2_unc from the two-variable dual, for each of the four label pairs."""
+    """Derive alpha2_unc of Psi_p from the two-variable problem, for each of the four label pairs."""
     ref = load_reference("smo")
-    a1, a2, K11, K22, K12, v1, v2, zeta, b, t = _sym("a1 a2 K11 K22 K12 v1 v2 zeta b t")
+    a1, a2, K11, K22, K12, v1, v2, p1, p2, t = _sym("a1 a2 K11 K22 K12 v1 v2 p1 p2 t")
     expected = ref.smo_unclipped_alpha2()
     names = {s.name: s for s in expected.free_symbols}
     for y1, y2 in itertools.product((1, -1), repeat=2):
-        # f = 1/2 a^T Q a - a1 - a2 + (terms linear in a1, a2 from the fixed multipliers, via v1, v2)
+        # Psi_p = 1/2 a^T Q a - p1 a1 - p2 a2 + (terms linear in a1, a2 from the fixed multipliers)
         def f(al1, al2):
-            return (K11 * al1**2 / 2 + K22 * al2**2 / 2 + y1 * y2 * K12 * al1 * al2 - al1 - al2
+            return (K11 * al1**2 / 2 + K22 * al2**2 / 2 + y1 * y2 * K12 * al1 * al2 - p1 * al1 - p2 * al2
                     + y1 * v1 * al1 + y2 * v2 * al2)
         # move along the constraint y1 a1 + y2 a2 = const: a1 -> a1 - y1 y2 t, a2 -> a2 + t
         phi = f(a1 - y1 * y2 * t, a2 + t)
         (t_star,) = sp.solve(sp.diff(phi, t), t)
-        # errors E_i = g(x_i) - y_i with g(x_i) = y1 a1 K_i1 + y2 a2 K_i2 + v_i + b
-        E1 = y1 * a1 * K11 + y2 * a2 * K12 + v1 + b - y1
-        E2 = y1 * a1 * K12 + y2 * a2 * K22 + v2 + b - y2
-        formula = expected.subs({names["a2"]: a2, names["y2"]: y2, names["E1"]: E1, names["E2"]: E2,
+        # kernel parts of the scores g_i = y1 a1 K_i1 + y2 a2 K_i2 + v_i
+        g1 = y1 * a1 * K11 + y2 * a2 * K12 + v1
+        g2 = y1 * a1 * K12 + y2 * a2 * K22 + v2
+        formula = expected.subs({names["a2"]: a2, names["y1"]: y1, names["y2"]: y2, names["g1"]: g1,
+                                 names["g2"]: g2, names["p1"]: p1, names["p2"]: p2,
                                  names["K11"]: K11, names["K22"]: K22, names["K12"]: K12})
         assert sp.simplify(a2 + t_star - formula) == 0, (y1, y2)
 

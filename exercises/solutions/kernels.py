@@ -14,10 +14,13 @@ def rbf_gram(X, Xp, gamma):
     return np.exp(-gamma * np.maximum(sq, 0.0))
 
 
-def poly2_features(X):
+def poly3_features(X):
+    # (a + b + 1)^3 with a = x1 x1', b = x2 x2': one feature per monomial a^i b^j (i + j <= 3),
+    # times the square root of its trinomial coefficient 3! / (i! j! (3 - i - j)!)
     x1, x2 = X[:, 0], X[:, 1]
-    r2 = np.sqrt(2.0)
-    return np.column_stack([x1**2, x2**2, r2 * x1 * x2, r2 * x1, r2 * x2, np.ones(len(X))])
+    r3, r6 = np.sqrt(3.0), np.sqrt(6.0)
+    return np.column_stack([np.ones(len(X)), r3 * x1, r3 * x2, r3 * x1**2, r6 * x1 * x2, r3 * x2**2,
+                            x1**3, r3 * x1**2 * x2, r3 * x1 * x2**2, x2**3])
 
 
 def kernel_decision(alpha, y, X_train, b, X_new, gamma):
@@ -77,58 +80,68 @@ def kernel_perceptron(K, y, max_epochs=100):
     return alpha, float(alpha @ y), False
 
 
-def corrected_feature_map():
-    x1, x2, x3, xp1, xp2 = sp.symbols("x1 x2 x3 xp1 xp2", real=True)
-    dot = x1 * xp1 + x2 * xp2
-    computed = dot + dot**2 + x2 * xp2          # the repeated x2 adds x2 xp2
-    r2 = sp.sqrt(2)
-    phi3 = sp.Matrix([x1, x2, x3, x1**2, x2**2, x3**2, r2 * x1 * x2, r2 * x1 * x3, r2 * x2 * x3])
-    return computed, phi3
+def centring_error(K, K_new):
+    # step 3 is wrong: the centred points have mean zero, m itself does not; m @ m is the mean of
+    # all the entries of K, and it enters with a plus sign
+    row_means = K.mean(axis=1)                      # phi(x_i) @ m
+    col_means = K.mean(axis=0)                      # m @ phi(x_j)
+    m_m = K.mean()                                  # m @ m
+    K_c = K - row_means[:, None] - col_means[None, :] + m_m
+    K_new_c = K_new - K_new.mean(axis=1)[:, None] - col_means[None, :] + m_m
+    return 3, K_c, K_new_c
 
 
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
 from linclf_grader import test  # noqa: E402
-from linclf_grader.framework import assert_close, assert_equal, read_expr, unpack  # noqa: E402
+from linclf_grader.framework import assert_close, assert_equal, unpack  # noqa: E402
 
 HIDDEN_ASKED = ["exp(k1) - 1", "k1**2 - k1", "(k1 + 2)**3", "k1(x, x') / sqrt(k1(x, x) k1(x', x'))",
                 "g(x) k1(x, x') g(x')", "k1(A x, A x')", "1 / (1 - k1)", "max(x, x')",
                 "(x @ x' - 1)**2", "cos(x - x')"]
 
 
-def _closure_test(candidate):
-    def test_hidden_closure(f):
-        from linclf_grader.sets.kernels import _answers
+def _closure_right(f, asked):
+    """How many of the answers for ``asked`` are right (the answers must be booleans)."""
+    from linclf_grader.sets.kernels import _answers
 
-        got = _answers(f([candidate]), 1)
-        if bool(got[0]) != IS_KERNEL[candidate]:
-            raise AssertionError(f"the answer for {candidate} is wrong")
-    test_hidden_closure.__name__ = f"test_hidden_closure_{len(_HIDDEN_CLOSURE)}"
-    return test("kernels.kernel_closure", points=0.2, hidden=True, visibility="after_due_date",
-                name=f"kernel_closure: hidden candidate {candidate}")(test_hidden_closure)
+    got = _answers(f(list(asked)), len(asked))
+    return sum(bool(a) == IS_KERNEL[c] for a, c in zip(got, asked))
 
 
-# one test per candidate the public tests do not ask: a wrong answer costs that candidate's
-# 0.2 points, not the whole exercise. The traps: (x.x' - 1)^2 is not a kernel (x = 1, x' = -1
-# in d = 1 gives the Gram matrix [[0, 4], [4, 0]]), k1^2 - k1 has a negative coefficient,
-# exp(k1) - 1 and 1 / (1 - k1) are power series with non-negative coefficients
-_HIDDEN_CLOSURE = []
-for _candidate in HIDDEN_ASKED:
-    _HIDDEN_CLOSURE.append(_closure_test(_candidate))
-    globals()[_HIDDEN_CLOSURE[-1].__name__] = _HIDDEN_CLOSURE[-1]
+# Scored by thresholds, not per candidate: 13 of the 22 candidates are kernels, so a constant
+# "True" would collect most per-candidate points without a single argument. With the thresholds
+# both constant answers score 0 here (7 or 3 of the 10 hidden ones, 13 or 9 of all 22) and fail
+# both public tests, while one slip costs one threshold: 9 of 10 right earns 2 of the 3 points.
+@test("kernels.kernel_closure", points=1.5, hidden=True, visibility="after_due_date")
+def test_hidden_closure_most_candidates_the_public_tests_do_not_ask(f):
+    """At least 8 of the 10 candidates the public tests do not ask are classified right."""
+    if _closure_right(f, HIDDEN_ASKED) < 8:
+        raise AssertionError("fewer than 8 of the 10 hidden candidates are classified right")
 
 
 @test("kernels.kernel_closure", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_closure_every_candidate_the_public_tests_do_not_ask(f):
+    """All 10 candidates the public tests do not ask are classified right (the traps:
+    (x.x' - 1)^2 is not a kernel, k1^2 - k1 has a negative coefficient, exp(k1) - 1 and
+    1 / (1 - k1) are power series with non-negative coefficients)."""
+    if _closure_right(f, HIDDEN_ASKED) < len(HIDDEN_ASKED):
+        raise AssertionError("not all 10 hidden candidates are classified right")
+
+
+@test("kernels.kernel_closure", points=0.5, hidden=True, visibility="after_due_date")
 def test_hidden_closure_all_in_another_order(f):
-    """Every candidate, asked in reverse order: the answers must follow the candidates, not their
-    positions (whether they are right is scored per candidate above and by the public tests)."""
+    """Every candidate, asked in reverse order: the answers follow the candidates, not their
+    positions, and at least 19 of the 22 are right (a constant answer gets 13 or 9)."""
     from linclf_grader.sets.kernels import CANDIDATES, _answers
 
     forward = _answers(f(list(CANDIDATES)), len(CANDIDATES))
     backward = _answers(f(list(reversed(CANDIDATES))), len(CANDIDATES))
     if not np.array_equal(forward, backward[::-1]):
         raise AssertionError("the answers depend on the order in which the candidates are asked")
+    if _closure_right(f, list(CANDIDATES)) < 19:
+        raise AssertionError("fewer than 19 of the 22 candidates are classified right")
 
 
 def _hidden_kp_check(f, K, y, max_epochs):
@@ -164,15 +177,34 @@ def test_hidden_kp_ties_on_the_boundary_later(f):
     _hidden_kp_check(f, K, y, 50)
 
 
-@test("kernels.corrected_feature_map", points=1, hidden=True, visibility="after_due_date")
-def test_hidden_minimal_map(f):
-    """The corrected 3-D map has exactly 9 features (3 + 6, erratum 13's count; not 19)."""
-    from linclf_grader.sets.kernels import check_feature_map
+@test("kernels.centring_error", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_the_wrong_step(f):
+    """The first wrong step is 3: the centred points have mean zero, the mean m does not."""
+    step, _, _ = unpack(f(np.eye(2), np.ones((1, 2))), 3, "the result (step, K_c, K_new_c)")
+    if not (isinstance(step, (int, np.integer)) and not isinstance(step, bool) and int(step) == 3):
+        raise AssertionError("the number of the first wrong step is not right")
 
-    _, phi3 = unpack(f(), 2, "the result")
-    entries = check_feature_map(read_expr(phi3, "phi3", matrix=True), 3,
-                                "x1*xp1 + x2*xp2 + x3*xp3 + (x1*xp1 + x2*xp2 + x3*xp3)**2")
-    assert len(entries) == 9 and all(e != 0 for e in entries)
+
+@test("kernels.centring_error", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_centring_against_explicit_features(f):
+    """Random points in R^3 under the quadratic kernel, centred through the explicit 10-feature
+    map: the kernel-only answer must match, for more new points than training points."""
+    from linclf_grader.framework import as_array
+
+    rng = np.random.default_rng(21)
+    X, Z = rng.normal(size=(6, 3)), rng.normal(size=(9, 3))
+
+    def phi(A):
+        r2 = np.sqrt(2.0)
+        cross = [r2 * A[:, i] * A[:, j] for i in range(3) for j in range(i + 1, 3)]
+        return np.column_stack([np.ones(len(A)), r2 * A, A**2, *cross])
+
+    m = phi(X).mean(axis=0)
+    assert np.allclose(phi(X) @ phi(Z).T, (X @ Z.T + 1) ** 2)
+    _, K_c, K_new_c = unpack(f((X @ X.T + 1) ** 2, (Z @ X.T + 1) ** 2), 3, "the result (step, K_c, K_new_c)")
+    assert_close(as_array(K_c, (6, 6), "K_c"), (phi(X) - m) @ (phi(X) - m).T, "K_c", rtol=1e-8, atol=1e-8)
+    assert_close(as_array(K_new_c, (9, 6), "K_new_c"), (phi(Z) - m) @ (phi(X) - m).T, "K_new_c",
+                 rtol=1e-8, atol=1e-8)
 
 
 # --------------------------------------------------------------------------
@@ -199,39 +231,49 @@ def _kp_wrong(bias=1.0, strict=False, one_epoch=False):
     return wrong
 
 
-def _map_wrong(computed_extra, phi3):
-    def wrong():
-        x1, x2, x3, xp1, xp2 = sp.symbols("x1 x2 x3 xp1 xp2", real=True)
-        dot = x1 * xp1 + x2 * xp2
-        return dot + dot**2 + computed_extra(x2, xp2), phi3(x1, x2, x3)
+def _centring_wrong(step=3, mm_sign=1.0, new_rows="own"):
+    def wrong(K, K_new):
+        col = K.mean(axis=0)
+        K_c = K - K.mean(axis=1)[:, None] - col[None, :] + mm_sign * K.mean()
+        own = K_new.mean(axis=1)[:, None] if new_rows == "own" else col[None, :]
+        K_new_c = K_new - own - col[None, :] + mm_sign * K.mean()
+        return step, K_c, K_new_c
+    return wrong
+
+
+def _poly3_wrong(r3, r6):
+    def wrong(X):
+        x1, x2 = X[:, 0], X[:, 1]
+        return np.column_stack([np.ones(len(X)), r3 * x1, r3 * x2, r3 * x1**2, r6 * x1 * x2, r3 * x2**2,
+                                x1**3, r3 * x1**2 * x2, r3 * x1 * x2**2, x2**3])
     return wrong
 
 
 WRONG = {
+    "poly3_features": {
+        "no square roots (all coefficients 1)": _poly3_wrong(1.0, 1.0),
+        "sqrt(2) as in the quadratic map": _poly3_wrong(np.sqrt(2.0), np.sqrt(2.0)),
+        "sqrt(3) on x1 x2 as well": _poly3_wrong(np.sqrt(3.0), np.sqrt(3.0)),
+    },
     "kernel_closure": {
         "differences allowed": _closure_wrong({"k1 - k2": True, "k1 - 1": True, "-k1": True}),
         "every smooth function of a kernel": _closure_wrong({"tanh(k1)": True, "max(k1, k2)": True}),
         "min is not a kernel": _closure_wrong({"min(x, x')": False}),
+        "True for every candidate": lambda candidates: [True] * len(candidates),
+        "False for every candidate": lambda candidates: [False] * len(candidates),
     },
     "kernel_perceptron": {
         "no constant feature (+1)": _kp_wrong(bias=0.0),
         "strict inequality: never leaves zero": _kp_wrong(strict=True),
         "one epoch only": _kp_wrong(one_epoch=True),
     },
-    "corrected_feature_map": {
-        "the source's claim (no extra term)": _map_wrong(
-            lambda x2, xp2: 0, lambda x1, x2, x3: sp.Matrix([x1, x2, x3, x1**2, x2**2, x3**2,
-                                                              sp.sqrt(2) * x1 * x2, sp.sqrt(2) * x1 * x3,
-                                                              sp.sqrt(2) * x2 * x3])),
-        "no sqrt(2) on the cross terms": _map_wrong(
-            lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x3, x1**2, x2**2, x3**2,
-                                                                     x1 * x2, x1 * x3, x2 * x3])),
-        "a repeated coordinate (10 features, x3 split in two)": _map_wrong(
-            lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x3 / sp.sqrt(2), x3 / sp.sqrt(2), x1**2,
-                                                                     x2**2, x3**2, sp.sqrt(2) * x1 * x2,
-                                                                     sp.sqrt(2) * x1 * x3, sp.sqrt(2) * x2 * x3])),
-        "the 2-D map": _map_wrong(
-            lambda x2, xp2: x2 * xp2, lambda x1, x2, x3: sp.Matrix([x1, x2, x1**2, sp.sqrt(2) * x1 * x2,
-                                                                     x2**2])),
+    "centring_error": {
+        "the source's step 4 (m @ m dropped)": _centring_wrong(mm_sign=0.0),
+        "m @ m subtracted": _centring_wrong(mm_sign=-1.0),
+        "new points: the training row means for their own": _centring_wrong(new_rows="train"),
     },
+}
+
+WRONG_HIDDEN = {
+    "centring_error": {"step 4 named as the wrong one": lambda K, K_new: (4, *centring_error(K, K_new)[1:])},
 }

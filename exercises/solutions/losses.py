@@ -71,11 +71,13 @@ def pegasos(X, y, lam, n_iter=1000, seed=0):
     return w
 
 
-def hinge_form_error():
-    C, N = sp.symbols("C N", positive=True)
-    # sum hinge + 1/(2C) ||w||^2 = (1/C)(1/2 ||w||^2 + C sum xi); dividing by N as well gives
-    # the mean form with lam/2 = 1/(2CN)
-    return 3, 1 / C, 1 / (C * N)
+def class_weight_error():
+    cp, cm = sp.symbols("cp cm", positive=True)
+    f = sp.Symbol("f", real=True)
+    # step 3 is the first wrong one: f* > 0 iff cp q > cm (1 - q) iff q > cm / (cp + cm), so a
+    # larger cp lowers the bar. Step 4 is wrong too: sigma(f*) = cp q / (cp q + cm (1 - q));
+    # solving exp(f) = cp q / (cm (1 - q)) for q gives the probability behind a weighted score
+    return 3, cm / (cp + cm), cm * sp.exp(f) / (cp + cm * sp.exp(f))
 
 
 # --------------------------------------------------------------------------
@@ -136,11 +138,13 @@ def test_hidden_one_class_and_huge_lam(f):
             fail("w outside the ball")
 
 
-@test("losses.hinge_form_error", points=2, hidden=True, visibility="after_due_date")
-def test_hidden_mean_form_lambda(f):
-    """Not 1/(2C) (the summed form's), not 1/C: the mean divides by N as well."""
-    _, _, lam_mean = unpack(f(), 3, "the result")
-    assert_expr(lam_mean, "1/(C*N)", ["C", "N"], "lam_mean", positive=["C", "N"])
+@test("losses.class_weight_error", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_first_wrong_step(f):
+    """Step 3 (the threshold), not step 4: the source's step 2 is right."""
+    from linclf_grader.quiet import assert_equal_quiet
+
+    step, _, _ = unpack(f(), 3, "the result (step, threshold, q_of_f)")
+    assert_equal_quiet(step, 3, "step")
 
 
 # --------------------------------------------------------------------------
@@ -178,14 +182,20 @@ def _pegasos_wrong(kind):
     return wrong
 
 
-def _form_wrong(kind):
+def _weights_wrong(kind):
     def wrong():
-        C, N = sp.symbols("C N", positive=True)
-        if kind == "the source's factor":
-            return 3, sp.Rational(1, 2), 1 / (2 * C)
-        if kind == "blames step 4":
-            return 4, 1 / C, 1 / (C * N)
-        return 3, C, 1 / (2 * C)                          # the factor inverted
+        cp, cm = sp.symbols("cp cm", positive=True)
+        f = sp.Symbol("f", real=True)
+        step, threshold, q_of_f = class_weight_error()
+        if kind == "the source's threshold":
+            threshold = cp / (cp + cm)
+        elif kind == "threshold 1/2":
+            threshold = sp.Rational(1, 2)
+        elif kind == "the source's calibration":
+            q_of_f = 1 / (1 + sp.exp(-f))
+        elif kind == "cp and cm swapped in q":
+            q_of_f = cp * sp.exp(f) / (cm + cp * sp.exp(f))
+        return step, threshold, q_of_f
     return wrong
 
 
@@ -207,9 +217,14 @@ WRONG = {
         "no shrinkage (the lam w term forgotten)": _pegasos_wrong("no shrinkage"),
         "updates on mistakes only (the perceptron's condition)": _pegasos_wrong("mistakes only"),
     },
-    "hinge_form_error": {
-        "keeps the source's 1/2": _form_wrong("the source's factor"),
-        "blames step 4": _form_wrong("blames step 4"),
-        "factor inverted": _form_wrong("inverted"),
+    "class_weight_error": {
+        "keeps the source's threshold": _weights_wrong("the source's threshold"),
+        "threshold 1/2 (the weights ignored)": _weights_wrong("threshold 1/2"),
+        "keeps the source's calibration": _weights_wrong("the source's calibration"),
+        "cp and cm swapped in q": _weights_wrong("cp and cm swapped in q"),
     },
+}
+
+WRONG_HIDDEN = {
+    "class_weight_error": {"blames step 4": lambda: (4, *class_weight_error()[1:])},
 }

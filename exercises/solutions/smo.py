@@ -10,9 +10,10 @@ import sympy as sp
 
 def smo_bounds(alpha, y, C):
     a1, a2 = alpha
-    if y[0] != y[1]:                  # alpha2 - alpha1 stays fixed
-        return max(0.0, a2 - a1), min(C, C + a2 - a1)
-    return max(0.0, a1 + a2 - C), min(C, a1 + a2)   # alpha1 + alpha2 stays fixed
+    C1, C2 = np.broadcast_to(np.asarray(C, dtype=float), (2,))
+    if y[0] != y[1]:                  # alpha2 - alpha1 stays fixed; alpha1 <= C1 caps alpha2 at C1 + delta
+        return float(max(0.0, a2 - a1)), float(min(C2, C1 + a2 - a1))
+    return float(max(0.0, a1 + a2 - C1)), float(min(C2, a1 + a2))   # alpha1 + alpha2 stays fixed
 
 
 def smo_pair_update(alpha, y, E, K, C):
@@ -35,8 +36,11 @@ def smo_bias(b, E, y, alpha_old, alpha_new, K, C):
 
 
 def smo_unclipped_alpha2():
-    a2, y2, E1, E2, K11, K22, K12 = sp.symbols("a2 y2 E1 E2 K11 K22 K12", real=True)
-    return a2 + y2 * (E1 - E2) / (K11 + K22 - 2 * K12)
+    a2, y1, y2, g1, g2, p1, p2, K11, K22, K12 = sp.symbols("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12", real=True)
+    # the gradient of Psi_p is G_i = y_i g_i - p_i; along (-y1 y2, 1) the slope is
+    # G2 - y1 y2 G1 = -y2 ((g1 - y1 p1) - (g2 - y2 p2)) with y^2 = 1: the errors E_i become
+    # g_i - y_i p_i (b cancels), and p = 1 gives the chapter's step
+    return a2 + y2 * ((g1 - y1 * p1) - (g2 - y2 * p2)) / (K11 + K22 - 2 * K12)
 
 
 def second_order_gain():
@@ -58,6 +62,7 @@ def _snap(a, C, eps=1e-12):
 
 def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
     alpha = np.zeros(len(y))
+    C = np.broadcast_to(np.asarray(C, dtype=float), alpha.shape)   # one cap per multiplier
     F = -y.astype(float)                 # E_i - b = sum_j alpha_j y_j K_ij - y_i
 
     def index_sets():
@@ -75,12 +80,12 @@ def smo_solver(K, y, C, tol=1e-3, max_steps=100_000):
         # decreases towards the bound in the descent direction; a tiny positive curvature gets there
         kappa = max(K[i, i] + K[j, j] - 2 * K[i, j], 1e-12)
         a1, a2 = alpha[i], alpha[j]
-        L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C)
+        L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C[[i, j]])
         a2n = min(max(a2 + y[j] * (F[i] - F[j]) / kappa, L), H)
         a1n = a1 + y[i] * y[j] * (a2 - a2n)
         # a multiplier a rounding error away from a bound counts as free and makes the pair
         # (i, j) the maximal violating one again with a zero-length step: put it on the bound
-        a1n, a2n = _snap(a1n, C), _snap(a2n, C)
+        a1n, a2n = _snap(a1n, C[i]), _snap(a2n, C[j])
         alpha[i], alpha[j] = a1n, a2n
         F += (a1n - a1) * y[i] * K[i] + (a2n - a2) * y[j] * K[j]
     up, low = index_sets()
@@ -206,9 +211,12 @@ def _gain_wrong(kind):
     return wrong
 
 
-def _smo_wrong(clip=True, b_zero=False, max_steps=None, snap=True, floor=True):
+def _smo_wrong(clip=True, b_zero=False, max_steps=None, snap=True, floor=True, one_cap=False):
     def wrong(K, y, C, tol=1e-3, max_steps_=100_000):
         alpha, F = np.zeros(len(y)), -y.astype(float)
+        C = np.broadcast_to(np.asarray(C, dtype=float), alpha.shape)
+        if one_cap:                                  # the smallest cap for every multiplier
+            C = np.full(alpha.shape, C.min())
         for _ in range(max_steps or max_steps_):
             up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
             low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
@@ -222,11 +230,11 @@ def _smo_wrong(clip=True, b_zero=False, max_steps=None, snap=True, floor=True):
             with np.errstate(divide="ignore", invalid="ignore"):
                 a2n = a2 + y[j] * (F[i] - F[j]) / kappa
             if clip:
-                L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C)
+                L, H = smo_bounds(np.array([a1, a2]), np.array([y[i], y[j]]), C[[i, j]])
                 a2n = min(max(a2n, L), H)
             a1n = a1 + y[i] * y[j] * (a2 - a2n)
             if snap:
-                a1n, a2n = _snap(a1n, C), _snap(a2n, C)
+                a1n, a2n = _snap(a1n, C[i]), _snap(a2n, C[j])
             alpha[i], alpha[j] = a1n, a2n
             F += (a1n - a1) * y[i] * K[i] + (a2n - a2) * y[j] * K[j]
         up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
@@ -235,7 +243,40 @@ def _smo_wrong(clip=True, b_zero=False, max_steps=None, snap=True, floor=True):
     return wrong
 
 
+def _unclipped_wrong(kind):
+    def wrong():
+        a2, y1, y2, g1, g2, p1, p2, K11, K22, K12 = sp.symbols("a2 y1 y2 g1 g2 p1 p2 K11 K22 K12", real=True)
+        kappa = K11 + K22 - 2 * K12
+        return {"errors with y_i but without p_i": a2 + y2 * ((g1 - y1) - (g2 - y2)) / kappa,
+                "p_i without the label": a2 + y2 * ((g1 - p1) - (g2 - p2)) / kappa,
+                "sign error": a2 - y2 * ((g1 - y1 * p1) - (g2 - y2 * p2)) / kappa}[kind]
+    return wrong
+
+
+def _bounds_wrong(kind):
+    def wrong(alpha, y, C):
+        a1, a2 = alpha
+        C1, C2 = np.broadcast_to(np.asarray(C, dtype=float), (2,))
+        if kind == "C2 for both":
+            C1 = C2
+        if kind == "caps swapped":
+            C1, C2 = C2, C1
+        if y[0] != y[1]:
+            return float(max(0.0, a2 - a1)), float(min(C2, C1 + a2 - a1))
+        return float(max(0.0, a1 + a2 - C1)), float(min(C2, a1 + a2))
+    return wrong
+
+
 WRONG = {
+    "smo_unclipped_alpha2": {
+        "errors with y_i but without p_i": _unclipped_wrong("errors with y_i but without p_i"),
+        "p_i without the label": _unclipped_wrong("p_i without the label"),
+        "sign error": _unclipped_wrong("sign error"),
+    },
+    "smo_bounds": {
+        "C2 for both multipliers": _bounds_wrong("C2 for both"),
+        "the caps swapped": _bounds_wrong("caps swapped"),
+    },
     "second_order_gain": {
         "the unclipped bound": _gain_wrong("unclipped bound"),
         "sign of the quadratic term": _gain_wrong("sign of the quadratic term"),
@@ -245,6 +286,7 @@ WRONG = {
         "no clipping": _smo_wrong(clip=False),
         "b left at 0": _smo_wrong(b_zero=True),
         "ten steps only": _smo_wrong(max_steps=10),
+        "one cap for every multiplier": _smo_wrong(one_cap=True),
     },
 }
 

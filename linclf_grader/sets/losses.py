@@ -1,5 +1,5 @@
 """Exercise set "losses" (chapter 11): the hinge subgradient, a stable logistic loss, what the
-losses estimate, Pegasos, and a source's erratum on the hinge form of the SVM.
+losses estimate, Pegasos, and a faulty derivation of class weights in logistic regression.
 
 Losses are functions of the margin m = y f(x) with labels y in {-1, +1}; q = P(y = +1 | x) is
 the true conditional probability (appendices/notation.md).  Expected values are literals
@@ -12,7 +12,7 @@ import numpy as np
 from ..imports import OPTIMISERS
 from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, fail,
                          read_expr, test, unpack)
-from ..quiet import assert_equal_quiet, assert_no_warnings, order_of
+from ..quiet import assert_no_warnings, order_of
 
 SET = ExerciseSet("losses", "Loss functions", "11_losses", preamble="import numpy as np\nimport sympy as sp\n")
 
@@ -132,35 +132,39 @@ SET.exercise(
 )
 
 SET.exercise(
-    "hinge_form_error",
-    title="Find the error: the hinge form of the soft-margin SVM",
-    signature="def hinge_form_error():",
-    kind="find-the-error",
+    "class_weight_error",
+    title="Find the error: class weights in logistic regression",
+    signature="def class_weight_error():",
+    kind="find-the-error",  # neither the errors nor their corrections are in the book
     hidden_tests=1,
     doc=r"""
-    A source rewrites the soft-margin SVM as a regularised hinge loss:
+    A source adds class weights to logistic regression: the loss of a
+    positive sample is multiplied by cp > 0 and that of a negative sample by
+    cm > 0, to make a missed positive cp / cm times as costly as a false
+    alarm.  It argues:
 
-      (1) The primal is min 1/2 ||w||^2 + C sum_i xi_i subject to
-          xi_i >= 1 - y_i f(x_i) and xi_i >= 0.
-      (2) At the optimum xi_i = max(0, 1 - y_i f(x_i)), so the primal is
-          min 1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i)).
-      (3) With lam = 1 / (2C),
-          sum_i max(0, 1 - y_i f(x_i)) + lam ||w||^2
-              = 1/2 (1/2 ||w||^2 + C sum_i xi_i).
-      (4) A positive factor does not change the minimiser: the hinge form
-          and the SVM have the same solution.
+      (1) At x with q = P(y = +1 | x), the conditional risk of the score f
+          is R(f) = cp q log(1 + exp(-f)) + cm (1 - q) log(1 + exp(f)).
+      (2) R'(f) = 0 gives exp(f*) = cp q / (cm (1 - q)), that is
+          f* = log(q / (1 - q)) + log(cp / cm).
+      (3) So the weighted model predicts +1 (f* > 0) exactly where
+          q > cp / (cp + cm): a larger cp raises the bar for a positive.
+      (4) The weights only shift the score by log(cp / cm), so
+          1 / (1 + exp(-f*)) is still the probability P(y = +1 | x).
 
-    Return the number of the first wrong step, the correct factor in its
-    place (a sympy expression in C), and, for the book's form with a mean,
-    (1/N) sum_i max(0, 1 - y_i f(x_i)) + (lam / 2) ||w||^2, the lam (in C
-    and N) that gives the SVM's solution.
+    Return the number of the first wrong step; the correct threshold, the
+    value of q above which the minimiser f* is positive, as a sympy
+    expression in cp and cm; and the probability q = P(y = +1 | x) at a
+    point where the weighted model's minimiser is f* = f, as a sympy
+    expression in f, cp and cm (what step (4) should have said).
 
     Returns
     -------
-    (step, factor, lam_mean) : int, sympy expression, sympy expression
+    (step, threshold, q_of_f) : int, sympy expression, sympy expression
     """,
-    stub="""C, N = sp.symbols("C N", positive=True)
-return None  # replace None by the tuple (step, factor, lam_mean)""",
+    stub="""cp, cm = sp.symbols("cp cm", positive=True)
+f = sp.Symbol("f", real=True)
+return None  # replace None by the tuple (step, threshold, q_of_f)""",
 )
 
 # margins y (w @ x + b) = [1, 0.5, 0, 1.5, 1.5]: one point exactly at the kink, one on the boundary
@@ -169,7 +173,7 @@ Y_H = np.array([1.0, 1.0, -1.0, -1.0, 1.0])
 W_H = np.array([0.5, 0.5])
 
 
-@test("hinge_subgradient", points=2)
+@test("hinge_subgradient", points=1)
 def test_point_at_the_kink(f):
     J, g_w, g_b = unpack(f(W_H, -0.5, X_H, Y_H), 3, "the result (J, g_w, g_b)")
     assert_close(J, 0.3, "J")
@@ -312,19 +316,20 @@ def test_pegasos_strong_regularisation(f):
 
 
 # --------------------------------------------------------------------------
-# find the error: the hinge form
+# find the error: class weights
 # --------------------------------------------------------------------------
-def _hinge_form(f):
-    return unpack(f(), 3, "the result (step, factor, lam_mean)")
+def _class_weights(f):
+    return unpack(f(), 3, "the result (step, threshold, q_of_f)")
 
 
-@test("hinge_form_error", points=1)
-def test_first_wrong_step(f):
-    step, _, _ = _hinge_form(f)
-    assert_equal_quiet(step, 3, "step")
+@test("class_weight_error", points=2)
+def test_corrected_threshold(f):
+    _, threshold, _ = _class_weights(f)
+    assert_expr(threshold, "cm/(cp + cm)", ["cp", "cm"], "threshold", positive=["cp", "cm"])
 
 
-@test("hinge_form_error", points=2)
-def test_corrected_factor(f):
-    _, factor, _ = _hinge_form(f)
-    assert_expr(factor, "1/C", ["C", "N"], "factor", positive=["C", "N"])
+@test("class_weight_error", points=2)
+def test_probability_from_the_weighted_score(f):
+    _, _, q_of_f = _class_weights(f)
+    assert_expr(q_of_f, "cm*exp(f)/(cp + cm*exp(f))", ["f", "cp", "cm"], "q_of_f",
+                positive=["cp", "cm"])

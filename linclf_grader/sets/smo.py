@@ -22,35 +22,40 @@ SET = ExerciseSet("smo", "Sequential minimal optimisation", "10_smo",
 
 SET.exercise(
     "smo_unclipped_alpha2",
-    title="The unclipped step, symbolically",
+    title="The unclipped step for a general linear term",
     signature="def smo_unclipped_alpha2():",
-    kind="formula",
+    kind="derivation",  # the chapter derives the case p1 = p2 = 1 only
     doc=r"""
-    Minimise the dual Psi along the line y1 alpha1 + y2 alpha2 = const
-    and return the unclipped minimiser alpha2_unc as a sympy expression in
-    a2 (the old alpha2), y2, E1, E2, K11, K22, K12.
-    y2 is a label: the checker compares your answer at y2 = +1 and at
-    y2 = -1, so y2 as a factor (y2*...) and as a divisor (.../y2) are both
-    fine.
+    Minimise Psi_p(alpha) = 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij
+    - sum_i p_i alpha_i (p_i = 1 for every i is the SVM) along the line
+    y1 alpha1 + y2 alpha2 = const and return the unclipped minimiser
+    alpha2_unc as a sympy expression in a2 (the old alpha2), y1, y2,
+    g1, g2, p1, p2, K11, K22, K12, where g_i = sum_j alpha_j y_j K_ij is
+    the kernel part of the score of x_i at the old alpha (no b).
+    y1 and y2 are labels: the checker compares your answer at the four
+    choices y1, y2 = +-1, so a label as a factor or as a divisor is fine.
     """,
-    stub="""a2, y2, E1, E2, K11, K22, K12 = sp.symbols("a2 y2 E1 E2 K11 K22 K12", real=True)
+    stub="""a2, y1, y2, g1, g2, p1, p2, K11, K22, K12 = sp.symbols(
+    "a2 y1 y2 g1 g2 p1 p2 K11 K22 K12", real=True)
 return None  # replace None by your expression""",
 )
 
 SET.exercise(
     "smo_bounds",
-    title="The clipping bounds L and H",
+    title="The clipping bounds L and H, one cap per multiplier",
     signature="def smo_bounds(alpha, y, C):",
-    kind="formula",
+    kind="derivation",  # the chapter's eq-smo-LH has one C for both; here each has its own
     doc=r"""
-    The interval [L, H] in which the new alpha2 must lie so that both
-    multipliers stay in [0, C] while y1 alpha1 + y2 alpha2 stays fixed.
+    The interval [L, H] in which the new alpha2 must lie so that
+    0 <= alpha1 <= C1 and 0 <= alpha2 <= C2 while y1 alpha1 + y2 alpha2
+    stays fixed.  Each multiplier has its own cap (class weights give the
+    points of one class a larger C); a single number C means C1 = C2 = C.
 
     Parameters
     ----------
     alpha : ndarray of shape (2,), the current (alpha1, alpha2)
     y : ndarray of shape (2,), labels (y1, y2) in {-1, +1}
-    C : float > 0
+    C : float > 0, or ndarray of shape (2,), the caps (C1, C2)
 
     Returns
     -------
@@ -128,20 +133,22 @@ SET.exercise(
     forbid=OPTIMISERS,  # the exercise is to optimise: a ready-made optimiser would do it
     hidden_tests=5,
     doc=r"""
-    Minimise Psi(alpha) subject to 0 <= alpha_i <= C and sum_i alpha_i y_i = 0
+    Minimise Psi(alpha) subject to 0 <= alpha_i <= C_i and sum_i alpha_i y_i = 0
     by SMO, from alpha = 0: choose a violating pair (any working-set rule),
-    take the step of smo_pair_update, keep the errors E_i up to date, and
-    stop when max_{i in I_low} E_i - min_{i in I_up} E_i <= tol (or after
-    max_steps steps).  A pair with kappa <= 0 must not stall the solver, and
-    neither may round-off: a multiplier within round-off of 0 or C must be set
-    exactly to that bound, or the same pair can be chosen again and again
-    with a zero-length step.
+    take the clipped step (with the bounds of smo_bounds for the pair's two
+    caps), keep the errors E_i up to date, and stop when
+    max_{i in I_low} E_i - min_{i in I_up} E_i <= tol (or after max_steps
+    steps).  Each multiplier has its own cap C_i (class weights); a single
+    number C means C_i = C for all i.  A pair with kappa <= 0 must not stall
+    the solver, and neither may round-off: a multiplier within round-off of
+    0 or C_i must be set exactly to that bound, or the same pair can be
+    chosen again and again with a zero-length step.
 
     Parameters
     ----------
     K : ndarray of shape (N, N), the Gram matrix
     y : ndarray of shape (N,), labels in {-1, +1}
-    C : float > 0
+    C : float > 0, or ndarray of shape (N,), the caps C_i
     tol : float > 0
 
     Returns
@@ -156,23 +163,31 @@ K_PAIR = np.array([[2.0, 0.5], [0.5, 1.0]])   # kappa = 2
 
 
 @test("smo_bounds", points=1)
-def test_bounds_different_labels(f):
-    L, H = unpack(f(np.array([0.2, 0.5]), np.array([1.0, -1.0]), 1.0), 2, "the result (L, H)")
-    assert_close(L, 0.3, "L")
-    assert_close(H, 1.0, "H")
-    L, H = unpack(f(np.array([0.7, 0.2]), np.array([1.0, -1.0]), 1.0), 2, "the result (L, H)")
-    assert_close(L, 0.0, "L")
-    assert_close(H, 0.5, "H")
+def test_bounds_one_cap_for_both(f):
+    for alpha, y, expected in (([0.2, 0.5], [1.0, -1.0], (0.3, 1.0)), ([0.7, 0.2], [1.0, -1.0], (0.0, 0.5)),
+                               ([0.7, 0.6], [1.0, 1.0], (0.3, 1.0)), ([0.2, 0.1], [-1.0, -1.0], (0.0, 0.3))):
+        L, H = unpack(f(np.array(alpha), np.array(y), 1.0), 2, "the result (L, H)")
+        assert_close(L, expected[0], "L")
+        assert_close(H, expected[1], "H")
 
 
 @test("smo_bounds", points=1)
-def test_bounds_equal_labels(f):
-    L, H = unpack(f(np.array([0.7, 0.6]), np.array([1.0, 1.0]), 1.0), 2, "the result (L, H)")
-    assert_close(L, 0.3, "L")
-    assert_close(H, 1.0, "H")
-    L, H = unpack(f(np.array([0.2, 0.1]), np.array([-1.0, -1.0]), 1.0), 2, "the result (L, H)")
-    assert_close(L, 0.0, "L")
-    assert_close(H, 0.3, "H")
+def test_bounds_own_caps_different_labels(f):
+    for alpha, C, expected in (([0.2, 0.5], [0.4, 1.0], (0.3, 0.7)), ([0.7, 0.2], [2.0, 0.5], (0.0, 0.5)),
+                               ([0.5, 0.1], [0.6, 2.0], (0.0, 0.2))):
+        L, H = unpack(f(np.array(alpha), np.array([1.0, -1.0]), np.array(C)), 2, "the result (L, H)")
+        assert_close(L, expected[0], "L")
+        assert_close(H, expected[1], "H")
+
+
+@test("smo_bounds", points=1)
+def test_bounds_own_caps_equal_labels(f):
+    for alpha, y, C, expected in (([0.7, 0.6], [1.0, 1.0], [0.8, 2.0], (0.5, 1.3)),
+                                  ([0.2, 0.1], [-1.0, -1.0], [1.0, 0.25], (0.0, 0.25)),
+                                  ([1.5, 0.2], [1.0, 1.0], [2.0, 0.5], (0.0, 0.5))):
+        L, H = unpack(f(np.array(alpha), np.array(y), np.array(C)), 2, "the result (L, H)")
+        assert_close(L, expected[0], "L")
+        assert_close(H, expected[1], "H")
 
 
 @test("smo_pair_update", points=1)
@@ -231,15 +246,16 @@ def test_bias_both_at_bounds(f):
 
 @test("smo_unclipped_alpha2", points=2)
 def test_unclipped(f):
-    # y2 is a label: compare at y2 = +1 and y2 = -1, so that a2 + (E1 - E2)/(y2 kappa) counts too
+    # y1, y2 are labels: compare at the four sign choices, so that a label as a divisor counts too
     got = read_expr(f(), "alpha2_unc")
-    for label in (1, -1):
-        ok, msg = compare_expr(got.subs("y2", label),
-                               parse_expr_safely(f"a2 + ({label})*(E1 - E2)/(K11 + K22 - 2*K12)"),
-                               ["a2", "E1", "E2", "K11", "K22", "K12"])
-        if not ok:
-            raise AssertionError(f"alpha2_unc at y2 = {label:+d}: {msg}")
-
+    for l1 in (1, -1):
+        for l2 in (1, -1):
+            ok, msg = compare_expr(got.subs({"y1": l1, "y2": l2}),
+                                   parse_expr_safely(f"a2 + ({l2})*((g1 - ({l1})*p1) - (g2 - ({l2})*p2))"
+                                                     "/(K11 + K22 - 2*K12)"),
+                                   ["a2", "g1", "g2", "p1", "p2", "K11", "K22", "K12"])
+            if not ok:
+                raise AssertionError(f"alpha2_unc at y1 = {l1:+d}, y2 = {l2:+d}: {msg}")
 
 
 # --------------------------------------------------------------------------
@@ -296,9 +312,11 @@ def check_solution(got, K, y, C, psi_star, *, rtol=1e-6, kkt_tol=1e-4):
     alpha, b = unpack(got, 2, "the result (alpha, b)")
     alpha = as_array(alpha, (len(y),), "alpha")
     b = as_float(b, "b")
+    C_max = float(np.max(C))                   # C: one cap for all, or one per multiplier
     assert_close(np.clip(alpha, None, 0.0), np.zeros(len(y)), "the negative part of alpha", atol=1e-9)
-    assert_close(np.clip(alpha - C, 0.0, None), np.zeros(len(y)), "alpha above C", atol=1e-9 * max(1.0, C))
-    assert_close(alpha @ y, 0.0, "sum_i alpha_i y_i", atol=1e-8 * max(1.0, C))
+    assert_close(np.clip(alpha - C, 0.0, None), np.zeros(len(y)), "alpha above its cap C_i",
+                 atol=1e-9 * max(1.0, C_max))
+    assert_close(alpha @ y, 0.0, "sum_i alpha_i y_i", atol=1e-8 * max(1.0, C_max))
     v = alpha * y
     if psi_star is not None:
         psi = 0.5 * v @ K @ v - alpha.sum()
@@ -331,6 +349,16 @@ def test_smo_linear_kernel_threshold(f):
     K = X_10 @ X_10.T
     _, b = unpack(f(K, Y_10, 1.0, 1e-8), 2, "the result (alpha, b)")
     assert_close(b, -3 / 7, "b", atol=1e-5)
+
+
+@test("smo_solver", points=2)
+def test_smo_one_cap_per_class(f):
+    """C_i = 0.5 for the positives and 2 for the negatives: all five positives end at their cap
+    0.5 and one negative at 2 (Psi* agrees with scipy's SLSQP and scikit-learn's SVC with
+    sample_weight; a solver that uses one C for all reaches -2.64 or -8.49)."""
+    K = X_10 @ X_10.T
+    C = np.where(Y_10 > 0, 0.5, 2.0)
+    check_solution(f(K, Y_10, C, 1e-8), K, Y_10, C, -4.7295673076923075)
 
 
 @test("smo_solver", points=2)
