@@ -180,10 +180,8 @@ class ExerciseSet:
         (``exercises/solutions/SET.py``) runs on it, which ``check`` announces;
         ``forbid`` names the modules that would solve it besides ``linclf`` and
         scikit-learn, which every exercise forbids (an optimiser such as
-        ``imports.OPTIMISERS`` where the exercise is to optimise); ``task`` maps
-        the keys of the variant's dict that are *task parameters* (values the
-        function must use but does not receive) to their neutral value (what
-        ignoring the parameter amounts to), see :func:`variants.task_matches`.
+        ``imports.OPTIMISERS`` where the exercise is to optimise); ``task``: the variant's
+        *task parameters* and their neutral values (:func:`variants.task_matches`).
         """
         if name in self.exercises:
             raise ValueError(f"exercise {name!r} declared twice")
@@ -232,7 +230,10 @@ class ExerciseSet:
                 "or check one function at a time in Python:\n"
                 "    from linclf_grader import check; check(function)\n\n"
                 + _rules_header(self) + '"""\n')
-        parts = [head, self.preamble.rstrip() + "\n"]
+        preamble = self.preamble.rstrip() + "\n"
+        if any(ex.task for ex in self.exercises.values()):   # the task parameters come from it
+            preamble += "from linclf_grader import my_data\n"
+        parts = [head, preamble]
         for ex in self.exercises.values():
             data = None
             if ex.variant is not None and student_id is not None:
@@ -352,11 +353,9 @@ def run_tests(tests, backend, variant_data=None, alternatives=None):
     """Run ``tests`` against ``backend``; return one result dict per test.
 
     ``variant_data(exercise)`` gives the student's data for the variant tests
-    (it raises ``ValueError`` when no student id is known). ``alternatives(exercise)``
-    gives, for an exercise with task parameters, ``(neutral, [(classmate, data), ...])``
-    (else None): a variant test that fails is replayed on the recorded answers with
-    each classmate's task parameters, and the classmates whose variant it passes are
-    in the result's ``task_matches`` (:func:`variants.task_matches`).
+    (it raises ``ValueError`` when no student id is known). ``alternatives(exercise)``:
+    ``(neutral, [(classmate, data), ...])`` for an exercise with task parameters, else
+    None; see :func:`variants.task_matches` (the result's ``task_matches``).
     """
     results = []
     for t in tests:
