@@ -49,7 +49,8 @@ def collect(args, out):
         if not args.canvas_gradebook:
             raise ValueError("--canvas needs --canvas-gradebook (the gradebook export: "
                              "Grades > Export)")
-        return collect_canvas(args.canvas, args.canvas_gradebook, dest, args.id_column)
+        return collect_canvas(args.canvas, args.canvas_gradebook, dest, args.id_column,
+                              args.set_name)
     if args.moodle:
         from .lms.moodle import collect_moodle
 

@@ -147,6 +147,8 @@ def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None, signal
             w.writerow(["student", "exercise", "matches_variant_of"])
             for student, exercise, who in signals:
                 w.writerow([student, exercise, " ".join(who)])
+    elif (out_dir / "copy_signals.csv").is_file():
+        (out_dir / "copy_signals.csv").unlink()   # a regrade's report, not an earlier run's
     with open(out_dir / "similarity.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["a", "b", "similarity_a", "similarity_b", "shared_tokens", "lines_a", "lines_b"])

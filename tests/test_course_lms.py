@@ -97,8 +97,14 @@ def test_canvas_collection_maps_resubmits_and_reports(course):
     out = out_dir(course, "canvas")
     report = (out / "collection.txt").read_text()
     assert "collected 5 submission(s) from Canvas" in report
-    assert re.search(r"resubmission: s1004: .*hopperdee_LATE_1004_\d+_perceptron-1\.py replaces "
-                     r".*hopperdee_LATE_1004_\d+_perceptron\.py", report)
+    # Dee's first attempt is only in the earlier download; the later attempt replaces it
+    assert re.search(r"resubmission: s1004: canvas-submissions\.zip:hopperdee_LATE_1004_\d+_"
+                     r"perceptron-1\.py replaces canvas-earlier\.zip:hopperdee_1004_\d+_perceptron"
+                     r"\.py", report)
+    # Eve's attempt holds a notebook and a scratch file: the notebook is graded
+    assert re.search(r"same attempt, not graded: s1005: canvas-submissions\.zip:noethereve_1005_"
+                     r"\d+_scratch\.py \(graded: canvas-submissions\.zip:noethereve_1005_\d+_"
+                     r"perceptron\.ipynb", report)
     assert re.search(r"NOT MAPPED: .*turingal_1099_\d+_perceptron\.py: Canvas user 1099 is not in",
                      report)
     assert "NOT MAPPED: canvas-submissions.zip:notes.txt" in report
@@ -313,6 +319,35 @@ def test_ambiguous_uploads_are_reported_not_guessed(tmp_path):
     col = collect_moodle([tmp_path / "two.zip"], tmp_path / "worksheet.csv", tmp_path / "c")
     assert col.submissions == [] and col.ambiguous[0][0] == "bob@uni.example"
     assert any("AMBIGUOUS, not graded: bob@uni.example" in line for line in col.report())
+
+
+def test_canvas_files_of_one_attempt_are_not_resubmissions(tmp_path):
+    """A Canvas zip holds each student's current attempt with all its files (content_zipper.rb):
+    the notebook named after the set is graded whatever the attachment ids, a tie is reported,
+    and the same attempt in two downloads is one attempt."""
+    from linclf_grader.lms.canvas import collect_canvas
+
+    S.write_canvas(tmp_path)
+    uploads = {1001: [(70009, "perceptron.py"), (70001, "perceptron.ipynb"), (70005, "notes.py")],
+               1002: [(70002, "a.py"), (70003, "b.py")],
+               1003: [(70004, "helpers.py"), (70006, "perceptron-1.py")]}
+    with zipfile.ZipFile(tmp_path / "one.zip", "w") as z:
+        for uid, files in uploads.items():
+            for att, fname in files:
+                body = S.notebook("x = 1") if fname.endswith(".ipynb") else "x = 1\n"
+                z.writestr(f"someone_{uid}_{att}_{fname}", body)
+    (tmp_path / "again.zip").write_bytes((tmp_path / "one.zip").read_bytes())  # a second download
+    col = collect_canvas([tmp_path / "one.zip", tmp_path / "again.zip"], tmp_path / "gradebook.csv",
+                         tmp_path / "c", set_name="perceptron")
+    subs = col.by_student()
+    assert subs["s1001"].source.endswith("_70001_perceptron.ipynb")   # not the larger id 70009
+    assert subs["s1001"].superseded == [] and len(subs["s1001"].companions) == 2 + 3
+    assert subs["s1003"].source.endswith("_70006_perceptron-1.py")
+    assert "s1002" not in subs and col.ambiguous[0][0] == "s1002"
+    report = "\n".join(col.report())
+    assert "resubmission" not in report and "AMBIGUOUS, not graded: s1002" in report
+    assert re.search(r"same attempt, not graded: s1001: one\.zip:someone_1001_70009_perceptron\.py",
+                     report)
 
 
 def test_late_policy_is_recomputed_on_every_regrade(tmp_path):
