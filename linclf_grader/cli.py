@@ -33,6 +33,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -197,6 +198,13 @@ def main(argv=None):
             paths = [str(s.path) for s in collection.submissions]
         else:
             paths = [str(Path(p)) for p in args.submissions]
+            for p in paths:   # a typo must not become a zero in the grade book
+                if not os.path.lexists(p):
+                    raise ValueError(f"{p}: no such file (a SUBMISSION must be an existing "
+                                     ".ipynb or .py file)")
+                if Path(p).is_dir():
+                    raise ValueError(f"{p}: a folder, not a submission file (use --folder "
+                                     "for a folder of ID.ipynb / ID.py files)")
         if not paths:
             raise ValueError("no submission to grade")
         course = _course_inputs(args, exset, paths, collection)

@@ -381,6 +381,31 @@ def test_moodle_times_and_ids(tmp_path):
         read_worksheet(tmp_path / "worksheet.csv", id_column="ID number")
 
 
+def test_moodle_full_names_with_underscores_are_mapped(tmp_path):
+    """Moodle writes a full name's underscores as spaces in the folder names (mod/assign's
+    download prefix); an archive that keeps them is mapped too, by the participant number, and
+    the feedback folder never has an underscore in the name (Moodle's import reads the id as
+    the second _-separated part)."""
+    from linclf_grader.lms.moodle import moodle_feedback_dir
+
+    S.write_moodle(tmp_path)
+    sheet = tmp_path / "worksheet.csv"
+    sheet.write_text(sheet.read_text()
+                     + 'Participant 506,Mary_Jane Doe_2,mj@uni.example,Submitted for grading,,'
+                       '100.00,Yes,"Sunday, 1 March 2026, 9:00 AM",-,\n'
+                     + 'Participant 507,Agent_007,agent@uni.example,Submitted for grading,,'
+                       '100.00,Yes,"Sunday, 1 March 2026, 9:00 AM",-,\n')
+    with zipfile.ZipFile(tmp_path / "names.zip", "w") as z:
+        for folder in ("Mary Jane Doe 2_506", "Agent_007_507"):   # as Moodle writes; as kept
+            z.writestr(zipfile.ZipInfo(f"{folder}_assignsubmission_file_/perceptron.py",
+                                       (2026, 3, 1, 9, 0, 0)), "x = 1\n")
+    col = collect_moodle([tmp_path / "names.zip"], sheet, tmp_path / "c")
+    subs = col.by_student()
+    assert set(subs) == {"mj@uni.example", "agent@uni.example"} and col.unmapped == []
+    assert moodle_feedback_dir(subs["agent@uni.example"]) == "Agent 007_507_assignfeedback_file_"
+    assert moodle_feedback_dir(subs["mj@uni.example"]).split("_")[1] == "506"
+
+
 def test_moodle_worksheet_in_another_language_still_grades(tmp_path):
     """A German site writes 'Montag, 2. März 2026, 11:30': the time is unknown, not fatal."""
     S.write_moodle(tmp_path)
