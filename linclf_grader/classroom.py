@@ -49,7 +49,8 @@ def collect(args, out):
         if not args.canvas_gradebook:
             raise ValueError("--canvas needs --canvas-gradebook (the gradebook export: "
                              "Grades > Export)")
-        return collect_canvas(args.canvas, args.canvas_gradebook, dest, args.id_column)
+        return collect_canvas(args.canvas, args.canvas_gradebook, dest, args.id_column,
+                              args.set_name)
     if args.moodle:
         from .lms.moodle import collect_moodle
 
@@ -128,6 +129,12 @@ def write_course_outputs(args, exset, results, collection, out, labels):
             written.append(_zip_feedback(out / "moodle_feedback.zip", [
                 (f"{moodle_feedback_dir(subs[sid])}/feedback.{fmt}", text)
                 for sid, (_, text) in by_student.items() if sid in subs]))
+    from .similarity import copy_signals
+
+    signals = copy_signals(results)
+    for student, exercise, who in signals:
+        print(f"copy signal: {student}: {exercise} matches the variant of {', '.join(who)} "
+              "(its own variant fails)")
     if args.similarity is not None:
         from .similarity import (fingerprint_class, similar_pairs, variant_mismatches,
                                  write_similarity)
@@ -139,7 +146,7 @@ def write_course_outputs(args, exset, results, collection, out, labels):
         prints = fingerprint_class(paths, exset)
         pairs = similar_pairs(prints, args.similarity)
         written.append(write_similarity(pairs, out, args.similarity, len(prints),
-                                        variant_mismatches(results, exset)))
+                                        variant_mismatches(results, exset), signals))
         print(f"similarity: {len(pairs)} pair(s) at or above {args.similarity:.0%}; see "
               f"{out / 'similarity.html'}")
         for p in pairs[:10]:

@@ -33,6 +33,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -84,10 +85,11 @@ def _parser():
 def _grade_one(args):
     from .grade import grade_submission
 
-    path, set_name, tests, timeout, memory, hide, student, isolation = args
+    path, set_name, tests, timeout, memory, hide, student, isolation, classmates = args
     try:
         return grade_submission(path, set_name, private_tests=tests, timeout=timeout,
-                                memory=memory, hide=hide, student=student, isolation=isolation)
+                                memory=memory, hide=hide, student=student, isolation=isolation,
+                                classmates=classmates)
     except Exception as exc:  # a grader bug must not lose the other students' grades
         return _internal_error(path, set_name, f"{type(exc).__name__}: {exc}")
 
@@ -196,6 +198,13 @@ def main(argv=None):
             paths = [str(s.path) for s in collection.submissions]
         else:
             paths = [str(Path(p)) for p in args.submissions]
+            for p in paths:   # a typo must not become a zero in the grade book
+                if not os.path.lexists(p):
+                    raise ValueError(f"{p}: no such file (a SUBMISSION must be an existing "
+                                     ".ipynb or .py file)")
+                if Path(p).is_dir():
+                    raise ValueError(f"{p}: a folder, not a submission file (use --folder "
+                                     "for a folder of ID.ipynb / ID.py files)")
         if not paths:
             raise ValueError("no submission to grade")
         course = _course_inputs(args, exset, paths, collection)
@@ -204,8 +213,13 @@ def main(argv=None):
         print(f"linclf-grade: {exc}", file=sys.stderr)
         return 2
     hide = [out.path]
+    # a failed own-variant test is also checked against every classmate's task parameters
+    from .grade import student_from_filename
+
+    classmates = tuple(sorted({s or student_from_filename(p)[0]
+                               for p, s in zip(paths, course["students"])}))
     jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, hide,
-             course["students"][i], isolation) for i, p in enumerate(paths)]
+             course["students"][i], isolation, classmates) for i, p in enumerate(paths)]
     results = [None] * len(jobs)
     start = time.monotonic()
     show_progress = len(jobs) > 1

@@ -25,8 +25,9 @@ __all__ = ["feedback_markdown", "feedback_html", "comment_line"]
 
 #: what a failed own-data test says instead of its message, which would name the
 #: expected values for the student's own data: the answer itself
-OWN_DATA = ("failed on your own data; the values expected for your data are not shown, "
-            "since they are the answer: check your function on the public examples first")
+OWN_DATA = ("failed on your own data (or with your own task parameter); the values expected "
+            "are not shown, since they are the answer: check your function on the public "
+            "examples first")
 
 
 def _exercises(result, exset):

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .values import SympyText, describe, exact_number, type_name
-from .variants import check_student_id, literal, variant_rng
+from .variants import Recorder, check_student_id, literal, task_matches, task_note, variant_rng
 
 
 # --------------------------------------------------------------------------
@@ -115,6 +115,7 @@ class Exercise:
     variant: object = None
     hidden_tests: int = 0
     forbid: tuple = ()
+    task: dict = None
 
     def __post_init__(self):
         if isinstance(self.forbid, str) or not all(isinstance(m, str) and m for m in self.forbid):
@@ -124,6 +125,9 @@ class Exercise:
             raise ValueError(f"exercise {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
         if self.variant is not None and not callable(self.variant):
             raise TypeError(f"exercise {self.name!r}: variant must be a function of an rng")
+        self.task = dict(self.task or {})
+        if self.task and self.variant is None:
+            raise ValueError(f"exercise {self.name!r}: task parameters need a variant")
 
     def template(self, data=None, student_id=None):
         """The stub with its docstring; a variant exercise shows ``data`` when given."""
@@ -135,6 +139,7 @@ class Exercise:
             else:
                 doc += (f"\n\nYour data (student {student_id}), also returned by"
                         f" my_data(\"{self.name}\"):\n" + literal(data, ""))
+            doc += task_note(self.task)
         body = textwrap.indent(doc, "    ")
         stub = textwrap.indent(textwrap.dedent(self.stub).strip(), "    ")
         return f'{self.signature}\n    """{body.lstrip()}\n    """\n{stub}\n'
@@ -167,7 +172,7 @@ class ExerciseSet:
         self._variants = {}
 
     def exercise(self, name, *, title, signature, doc, stub="raise NotImplementedError",
-                 kind="formula", variant=None, hidden_tests=0, forbid=()):
+                 kind="formula", variant=None, hidden_tests=0, forbid=(), task=None):
         """Declare an exercise (the function ``name``) of the given ``kind``.
 
         ``variant(rng) -> dict`` makes the exercise's data depend on the student
@@ -175,12 +180,13 @@ class ExerciseSet:
         (``exercises/solutions/SET.py``) runs on it, which ``check`` announces;
         ``forbid`` names the modules that would solve it besides ``linclf`` and
         scikit-learn, which every exercise forbids (an optimiser such as
-        ``imports.OPTIMISERS`` where the exercise is to optimise).
+        ``imports.OPTIMISERS`` where the exercise is to optimise); ``task``: the variant's
+        *task parameters* and their neutral values (:func:`variants.task_matches`).
         """
         if name in self.exercises:
             raise ValueError(f"exercise {name!r} declared twice")
         ex = Exercise(name, title, signature, doc, stub, kind, variant, int(hidden_tests),
-                      tuple(forbid))
+                      tuple(forbid), task)
         self.exercises[name] = ex
         return ex
 
@@ -224,7 +230,10 @@ class ExerciseSet:
                 "or check one function at a time in Python:\n"
                 "    from linclf_grader import check; check(function)\n\n"
                 + _rules_header(self) + '"""\n')
-        parts = [head, self.preamble.rstrip() + "\n"]
+        preamble = self.preamble.rstrip() + "\n"
+        if any(ex.task for ex in self.exercises.values()):   # the task parameters come from it
+            preamble += "from linclf_grader import my_data\n"
+        parts = [head, preamble]
         for ex in self.exercises.values():
             data = None
             if ex.variant is not None and student_id is not None:
@@ -340,16 +349,18 @@ class StudentFunction:
         return f"{self.__name__}({', '.join(parts)})"
 
 
-def run_tests(tests, backend, variant_data=None):
+def run_tests(tests, backend, variant_data=None, alternatives=None):
     """Run ``tests`` against ``backend``; return one result dict per test.
 
     ``variant_data(exercise)`` gives the student's data for the variant tests
-    (it raises ``ValueError`` when no student id is known).
+    (it raises ``ValueError`` when no student id is known). ``alternatives(exercise)``:
+    ``(neutral, [(classmate, data), ...])`` for an exercise with task parameters, else
+    None; see :func:`variants.task_matches` (the result's ``task_matches``).
     """
     results = []
     for t in tests:
         f = StudentFunction(t.exercise, backend)
-        status, message = "passed", ""
+        data, status, message = None, "passed", ""
         try:
             if t.variant:
                 if variant_data is None:
@@ -359,6 +370,8 @@ def run_tests(tests, backend, variant_data=None):
                     data = variant_data(t.exercise)
                 except ValueError as exc:
                     raise StudentError(f"not run: {exc}") from None
+                if alternatives is not None:
+                    f = StudentFunction(t.exercise, Recorder(backend))
                 t.func(f, data)
             else:
                 t.func(f)
@@ -371,6 +384,11 @@ def run_tests(tests, backend, variant_data=None):
             message = f"the result could not be checked: {type(exc).__name__}: {exc}"
         if status == "failed" and f.last_call is not None and message:
             message += f"\n    in the call {f.describe_last_call()}"
+        matches = []
+        if status == "failed" and isinstance(f._backend, Recorder):
+            alt = alternatives(t.exercise)
+            if alt is not None:
+                matches = task_matches(t, f._backend.calls, data, *alt)
         if t.hidden:
             message = "" if status == "passed" else "hidden test: failed"
         results.append({
@@ -382,8 +400,10 @@ def run_tests(tests, backend, variant_data=None):
             "output": message,
             "hidden": t.hidden,
             "visibility": t.visibility,
+            **({"task_matches": matches} if matches else {}),
         })
     return results
+
 
 
 # --------------------------------------------------------------------------

@@ -186,7 +186,8 @@ def plan_workers(exset, reached):
 
 
 def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT, memory=1 << 30,
-                     hide=(), budget=None, student=None, load_budget=120.0, isolation="bwrap"):
+                     hide=(), budget=None, student=None, load_budget=120.0, isolation="bwrap",
+                     classmates=()):
     """Grade one file; return the result dict (never raises for a bad submission).
 
     ``student`` is the id whose variant data the variant tests use (default:
@@ -197,7 +198,10 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
     (default ``max(60, 8 * timeout)``), counted from the end of loading.
     ``isolation="none"`` runs the student code without the bubblewrap sandbox
     (trusted code only). A grader problem (the sandbox cannot start) raises; a
-    submission's own failures never do.
+    submission's own failures never do. ``classmates`` (the class's student ids):
+    a failed own-variant test of an exercise with task parameters is checked against
+    each classmate's parameters, and ``result["copy_signals"]`` maps the exercise to
+    the classmates whose variant the answers fit (:func:`variants.task_matches`).
     """
     started = time.monotonic()
     exset = get_set(set_name)
@@ -220,6 +224,19 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
             raise ValueError(f"no usable student id for this submission ({student_error}); "
                              "grade it with a roster (--roster)")
         return exset.variant_data(exercise, student)
+
+    def alternatives(exercise):
+        task = exset.exercises[exercise].task
+        if not task:
+            return None
+        out = []
+        for c in classmates:
+            try:
+                if c != student:
+                    out.append((c, exset.variant_data(exercise, check_student_id(c))))
+            except (ValueError, TypeError):
+                continue   # not a usable id: that file is graded without variant data too
+        return task, out
 
     result = {
         "file": str(path), "sha256": "", "set": set_name, "student": student or "", "score": 0.0,
@@ -269,7 +286,14 @@ def grade_submission(path, set_name, *, private_tests=None, timeout=CALL_TIMEOUT
         route.update((n, key) for n in names)
     backend = _RemoteBackend(workers, route, skip, budget)
     try:
-        result["tests"] = run_tests(tests, backend, variant_data)
+        result["tests"] = run_tests(tests, backend, variant_data,
+                                    alternatives if classmates and student else None)
+        for t in result["tests"]:
+            if "task_matches" in t:
+                result.setdefault("copy_signals", {}).setdefault(t["exercise"], [])
+                for c in t.pop("task_matches"):
+                    if c not in result["copy_signals"][t["exercise"]]:
+                        result["copy_signals"][t["exercise"]].append(c)
         if backend.internal is not None:
             raise backend.internal
         for worker in workers.values():

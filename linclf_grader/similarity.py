@@ -22,7 +22,11 @@ Where an exercise has per-student data (``variant=``), a classmate's answer
 pasted from another student's notebook carries that student's numbers; the
 grader checks each student on their own data, so such a copy scores on the
 public tests and fails the variant tests, and :func:`variant_mismatches` lists
-the exercises where that happened.
+the exercises where that happened.  Where an exercise also has per-student *task
+parameters* (``task=``), a copied general solution carries the classmate's
+parameter: the grader checks the answers of a failed own-variant test against
+every classmate's parameters (:func:`linclf_grader.variants.task_matches`) and
+the report lists each submission whose answers fit classmate X's variant.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from pathlib import Path
 
 from .notebook import SubmissionError, read_submission
 
-__all__ = ["fingerprint_class", "similar_pairs", "write_similarity", "variant_mismatches"]
+__all__ = ["fingerprint_class", "similar_pairs", "write_similarity", "variant_mismatches",
+           "copy_signals"]
 
 NOISE = 25       # copydetect's default noise threshold (characters of token text)
 GUARANTEE = 30   # and its guarantee threshold
@@ -123,9 +128,27 @@ def variant_mismatches(results, exset):
     return out
 
 
-def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None):
-    """``similarity.csv`` (one row per pair) and ``similarity.html`` (regions side by side)."""
+def copy_signals(results):
+    """``[(student, exercise, [classmates])]``: answers that fit a classmate's task parameters."""
+    out = []
+    for r in results:
+        for exercise, who in sorted((r.get("copy_signals") or {}).items()):
+            out.append((r.get("student") or r["file"], exercise, list(who)))
+    return sorted(out)
+
+
+def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None, signals=()):
+    """``similarity.csv`` (one row per pair), ``similarity.html`` (regions side by side) and,
+    when some answers fit a classmate's task parameters, ``copy_signals.csv``."""
     out_dir = Path(out_dir)
+    if signals:
+        with open(out_dir / "copy_signals.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["student", "exercise", "matches_variant_of"])
+            for student, exercise, who in signals:
+                w.writerow([student, exercise, " ".join(who)])
+    elif (out_dir / "copy_signals.csv").is_file():
+        (out_dir / "copy_signals.csv").unlink()   # a regrade's report, not an earlier run's
     with open(out_dir / "similarity.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["a", "b", "similarity_a", "similarity_b", "shared_tokens", "lines_a", "lines_b"])
@@ -137,6 +160,13 @@ def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None):
     parts = [f"<h1>Similarity report</h1><p>{n_files} submission(s) compared; {len(pairs)} pair(s) "
              f"at or above {threshold:.0%} (winnowing fingerprints, identifiers normalised; the "
              "set's template is ignored). A pair is a reason to read both files, not a verdict.</p>"]
+    if signals:
+        parts.append("<h2>Answers that fit a classmate's variant</h2><p>The submission fails its "
+                     "own task parameters but its answers are right for a classmate's (and not "
+                     "for the parameter ignored): strong evidence that the classmate's solution "
+                     "was copied.</p><ul>" + "".join(
+                         f"<li>{e(s)}: {e(ex)} matches the variant of {e(', '.join(who))}</li>"
+                         for s, ex, who in signals) + "</ul>")
     if mismatches:
         parts.append("<h2>Public tests passed, own-data tests failed</h2><ul>" + "".join(
             f"<li>{e(s)}: {e(', '.join(ex))}</li>" for s, ex in sorted(mismatches.items()))

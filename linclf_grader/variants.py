@@ -17,17 +17,27 @@ The grader takes the id from the submission's file name stem, a roster CSV
 (``linclf-grade --roster``) or ``--student``, never from the submission's own
 code: in its sandbox ``student(...)`` does nothing and ``my_data`` returns the
 data of the graded id.
+
+Some exercises also have per-student *task parameters* (``exercise(..., task=...)``):
+entries of the same dict that the function must use but does not receive as
+arguments (a threshold, a target value). A classmate's general solution, written
+for the classmate's parameter, then fails on one's own variant; and when a variant
+test fails, :func:`task_matches` replays the student's recorded answers against
+each classmate's parameters: an answer that is right for classmate X's parameter
+(and not for the neutral one) is strong evidence that X's solution was copied.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import re
 
 import numpy as np
 
-__all__ = ["student", "current_student", "my_data", "variant_rng", "check_student_id"]
+__all__ = ["student", "current_student", "my_data", "variant_rng", "check_student_id",
+           "task_matches"]
 
 ENV = "LINCLF_STUDENT"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}$")
@@ -91,3 +101,91 @@ def literal(value, indent="    "):
             text = repr(v.item() if isinstance(v, np.generic) else v)
         lines.append(f"{indent}{key} = {text}")
     return "\n".join(lines)
+
+
+def task_note(task):
+    """The sentence of an exercise's docstring that names its task parameters."""
+    if not task:
+        return ""
+    names = ", ".join(task)
+    return (f"\n\nYour task parameter{'s' if len(task) > 1 else ''} {names} (in the same dict) "
+            "is not an argument:\nyour function must use your own value of it.")
+
+
+class Recorder:
+    """A test backend that keeps every call and its outcome, for :func:`task_matches`."""
+
+    def __init__(self, backend):
+        self.backend, self.calls = backend, []
+
+    @property
+    def last_warnings(self):
+        return getattr(self.backend, "last_warnings", None) or []
+
+    def __call__(self, name, args, kwargs):
+        from .framework import StudentError
+
+        try:
+            value = self.backend(name, args, kwargs)
+        except StudentError as exc:
+            self.calls.append((name, args, kwargs, exc))
+            raise
+        self.calls.append((name, args, kwargs, copy.deepcopy(value)))
+        return value
+
+
+class _Diverged(Exception):
+    """The replayed test made a call the recorded run did not make."""
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and \
+            a.shape == b.shape and np.array_equal(a, b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def task_matches(test, calls, own, neutral, alternatives):
+    """The classmates whose task parameters make ``test`` pass on the recorded ``calls``.
+
+    ``own`` is the student's variant dict, ``neutral`` maps each task parameter
+    to the value that amounts to ignoring it, ``alternatives`` is a list of
+    ``(classmate, variant dict)``. The test is run again (trusted code only: the
+    student's function is not called) with the student's own data and the
+    classmate's task parameters, the recorded answers standing in for the
+    function. Nothing is reported when the answers also pass with the neutral
+    parameters (a student who ignored the parameter copied nobody) or when the
+    test fails for every classmate. A test of such an exercise makes all its
+    calls before its first assertion, so that every answer is recorded.
+    """
+    from .framework import StudentFunction
+
+    def passes(params):
+        replay = iter(calls)
+
+        def backend(name, args, kwargs):
+            rec = next(replay, None)
+            if rec is None or rec[0] != name or not _same(rec[1], args) or not _same(rec[2], kwargs):
+                raise _Diverged
+            if isinstance(rec[3], Exception):
+                raise rec[3]
+            return copy.deepcopy(rec[3])
+
+        try:
+            test.func(StudentFunction(test.exercise, backend), {**own, **params})
+        except Exception:   # an AssertionError, a replayed StudentError, or _Diverged
+            return False
+        return True
+
+    if not calls or passes(neutral):
+        return []
+    out = []
+    for label, data in alternatives:
+        params = {k: data[k] for k in neutral}
+        if not _same(params, {k: own[k] for k in neutral}) and passes(params):
+            out.append(label)
+    return out

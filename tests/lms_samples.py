@@ -6,8 +6,11 @@ Six people, set "perceptron", due 2026-03-01 23:59 UTC:
 * Bob: the reference with the update's sign flipped (a wrong answer).
 * Cy: an independent correct solution, one day late, with an extension.
 * Dee: first uploaded the blank template, then the reference one day late
-  (a resubmission: the later upload must be graded, with a 10 % penalty).
-* Eve: Ada's code with the local variables renamed and comments added, as a notebook.
+  (a resubmission: the later upload must be graded, with a 10 % penalty). On
+  Canvas her first attempt is only in an earlier download (a zip holds the
+  current attempt of each student), given with a second ``--canvas``.
+* Eve: Ada's code with the local variables renamed and comments added, as a notebook;
+  on Canvas the same attempt also holds a ``scratch.py`` (the notebook is graded).
 * Al: a file from a user the roster does not know (cannot be mapped).
 
 The archives follow the naming conventions cited in ``linclf_grader/lms/canvas.py``
@@ -152,18 +155,28 @@ ENROLLED = ["ada", "bob", "cy", "dee", "eve"]   # Al is not in the rosters
 
 
 def write_canvas(folder):
-    """``canvas-submissions.zip`` and ``gradebook.csv`` in ``folder``; ids are SIS User IDs."""
+    """``canvas-earlier.zip`` (a download made before Dee resubmitted), ``canvas-submissions.zip``
+    and ``gradebook.csv`` in ``folder``; ids are SIS User IDs."""
     folder = Path(folder)
     att = 50000
-    with zipfile.ZipFile(folder / "canvas-submissions.zip", "w") as z:
-        for key, uploads in files().items():
-            sortable, _, uid, *_ = PEOPLE[key]
-            name = "".join(ch for ch in sortable.lower() if ch.isalnum())
-            late = "_LATE" if key in ("cy", "dee") else ""
-            for fname, text, when in uploads:
-                att += 1
-                z.writestr(zipfile.ZipInfo(f"{name}{late}_{uid}_{att}_{fname}", when), text)
-        z.writestr("notes.txt", "downloaded on Monday")
+    early, later = [], []
+    for key, uploads in files().items():
+        sortable, _, uid, *_ = PEOPLE[key]
+        name = "".join(ch for ch in sortable.lower() if ch.isalnum())
+        if key == "eve":   # one attempt, two files: the notebook and a scratch file
+            uploads = uploads + [("scratch.py", "import numpy as np\nprint(np.pi)\n",
+                                  uploads[0][2])]
+        for i, (fname, text, when) in enumerate(uploads):
+            att += 1
+            last = i == len(uploads) - 1 or key == "eve"
+            late = "_LATE" if key in ("cy", "dee") and last else ""
+            member = zipfile.ZipInfo(f"{name}{late}_{uid}_{att}_{fname}", when)
+            (later if last else early).append((member, text))
+    for zip_name, members in (("canvas-earlier.zip", early), ("canvas-submissions.zip", later)):
+        with zipfile.ZipFile(folder / zip_name, "w") as z:
+            for member, text in members:
+                z.writestr(member, text)
+            z.writestr("notes.txt", "downloaded on Monday")
     rows = ["Student,ID,SIS User ID,SIS Login ID,Section,Perceptron (777),Current Score",
             "    Points Possible,,,,,42,(read only)"]
     for key in ENROLLED:

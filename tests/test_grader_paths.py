@@ -72,3 +72,15 @@ def test_output_under_a_parent_others_can_write_is_refused(tmp_path):
     shared.chmod(0o1777)          # sticky, like /tmp: only the owner may rename its entries
     OutputDir(shared / "out").close()
     assert (shared / "out").is_dir() and not os.stat(shared / "out").st_mode & 0o077
+
+
+def test_a_missing_submission_file_is_an_error_not_a_zero(tmp_path):
+    """A typo on the command line (issue 23) used to give that 'student' 0 points and exit 0."""
+    (tmp_path / "s1.py").write_text((SOLUTIONS / "perceptron.py").read_text())
+    (tmp_path / "folder").mkdir()
+    for bad in ("s2.py", "folder"):
+        proc = subprocess.run([*GRADE, "s1.py", bad, "--set", "perceptron", "--out", "out"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f"\nlinclf-grade: {bad}: " in proc.stderr, proc.stderr
+        assert not (tmp_path / "out" / "grades.csv").exists()

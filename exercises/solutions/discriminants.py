@@ -7,7 +7,7 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf_grader import test
+from linclf_grader import my_data, test
 from linclf_grader.framework import assert_close
 
 
@@ -42,8 +42,9 @@ def _grid():
 
 
 def ovr_ambiguous_fraction(W, b):
-    n_positive = np.sum(_grid() @ W.T + b > 0, axis=1)   # a score of exactly 0 is not positive
-    return float(np.mean(n_positive != 1))
+    t = my_data("ovr_ambiguous_fraction")["t"]           # the student's threshold: not an argument
+    n_claims = np.sum(_grid() @ W.T + b > t, axis=1)
+    return float(np.mean(n_claims != 1))
 
 
 # --------------------------------------------------------------------------
@@ -59,10 +60,11 @@ def test_hidden_cross_term_only_and_degenerate_A(f):
 
 @test("discriminants.ovr_ambiguous_fraction", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_grid_points_on_the_boundaries(f):
-    """Lines x1 = 0, x1 = x2 and x2 = -1 run through grid points: a score of 0 is not positive."""
-    W = np.array([[1.0, 0.0], [-1.0, 1.0], [0.0, -1.0]])
-    assert_close(f(W, np.array([0.0, 0.0, -1.0])), 5181 / 14641, "the fraction", rtol=1e-12)
-    W = np.array([[0.0, 1.0], [1.0, 0.0], [-1.0, -1.0]])
+    """Lines x1 = 0, x1 = x2 and x2 = -1 run through grid points: a score of 0 claims nothing.
+    Scores are integers on the grid (times 20), so every threshold t in (0, 1) gives one answer."""
+    W = 20 * np.array([[1.0, 0.0], [-1.0, 1.0], [0.0, -1.0]])
+    assert_close(f(W, np.array([0.0, 0.0, -20.0])), 5181 / 14641, "the fraction", rtol=1e-12)
+    W = 20 * np.array([[0.0, 1.0], [1.0, 0.0], [-1.0, -1.0]])
     assert_close(f(W, np.zeros(3)), 7141 / 14641, "the fraction", rtol=1e-12)
 
 
@@ -71,15 +73,16 @@ def test_hidden_grid_points_on_the_boundaries(f):
 # --------------------------------------------------------------------------
 def _fraction_wrong(rule):
     def wrong(W, b):
+        t = my_data("ovr_ambiguous_fraction")["t"]
         S = _grid() @ W.T + b
-        if rule == ">=":
-            return float(np.mean(np.sum(S >= 0, axis=1) != 1))
+        if rule == "t ignored":
+            return float(np.mean(np.sum(S > 0, axis=1) != 1))
         if rule == "only overlaps":
-            return float(np.mean(np.sum(S > 0, axis=1) > 1))
+            return float(np.mean(np.sum(S > t, axis=1) > 1))
         if rule == "linspace grid":
             g1, g2 = np.meshgrid(np.linspace(-3, 3, 120), np.linspace(-3, 3, 120))
             S = np.column_stack([g1.ravel(), g2.ravel()]) @ W.T + b
-            return float(np.mean(np.sum(S > 0, axis=1) != 1))
+            return float(np.mean(np.sum(S > t, axis=1) != 1))
         return 0.0  # the argmax rule: every point gets a class
     return wrong
 
@@ -92,7 +95,7 @@ WRONG = {
         "half the off-diagonal": lambda A, w, b: np.array([b, w[0], w[1], A[0, 0], A[0, 1] / 2, A[1, 1]]),
     },
     "ovr_ambiguous_fraction": {
-        "a zero score counted as positive": _fraction_wrong(">="),
+        "the threshold t ignored (scores compared with 0)": _fraction_wrong("t ignored"),
         "only points claimed twice": _fraction_wrong("only overlaps"),
         "argmax: nothing is ambiguous": _fraction_wrong("argmax"),
         "a 120 x 120 linspace grid": _fraction_wrong("linspace grid"),

@@ -7,7 +7,7 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 import numpy as np
 import sympy as sp
 
-from linclf_grader import test
+from linclf_grader import my_data, test
 from linclf_grader.framework import assert_close, assert_equal, unpack
 
 
@@ -51,9 +51,11 @@ def ho_kashyap(X, y, eta=0.5, max_iter=10_000):
 
 
 def masking_experiment(X, y):
+    target = my_data("masking_experiment")["target"]        # the student's target of class 1
     X_tilde = np.hstack([X, np.ones((len(X), 1))])
-    c = int(y.max()) + 1
-    A = np.linalg.lstsq(X_tilde, np.eye(c)[y.astype(int)], rcond=None)[0]
+    T = np.eye(int(y.max()) + 1)[y.astype(int)]
+    T[:, 1] *= target
+    A = np.linalg.lstsq(X_tilde, T, rcond=None)[0]
     pred = np.argmax(X_tilde @ A, axis=1)
     return int(len(np.unique(pred))), float(np.mean(pred != y))
 
@@ -91,8 +93,11 @@ _X_MASKED = np.array([[-1.6, -0.2], [-0.9, -0.5], [0.3, 0.7], [-1.1, -0.3], [-1.
 _Y_MASKED = np.array([0, 0, 0, 1, 1, 2, 2, 2, 0, 1, 1, 2, 1, 2, 0])
 
 
-@test("mse.masking_experiment", points=2, hidden=True, visibility="after_due_date")
-def test_hidden_middle_class_fully_masked(f):
+@test("mse.masking_experiment", points=2, hidden=True, visibility="after_due_date", variant=True)
+def test_hidden_middle_class_fully_masked(f, data):
+    """The middle class is label 0 here, so the student's target goes to an outer class, which
+    does not unmask it: 2 classes predicted, 5 errors, whatever the target in [1.1, 4]."""
+    assert 1.1 <= data["target"] <= 4.0
     n, err = unpack(f(_X_MASKED, _Y_MASKED), 2, "the result (n_predicted, error_rate)")
     assert_equal(n, 2, "n_predicted")
     assert_close(err, 1 / 3, "error_rate")
@@ -128,6 +133,7 @@ def _masking_wrong(mistake):
     def wrong(X, y):
         X_tilde = X if mistake == "no intercept" else np.hstack([X, np.ones((len(X), 1))])
         T = np.eye(3)[y.astype(int)]
+        T[:, 1] *= 1.0 if mistake == "target ignored" else my_data("masking_experiment")["target"]
         if mistake == "ovr signs":          # count a class only where its score alone is above 1/2
             F = X_tilde @ np.linalg.lstsq(X_tilde, T, rcond=None)[0]
             positive = F > 0.5
@@ -152,5 +158,6 @@ WRONG = {
         "no intercept column": _masking_wrong("no intercept"),
         "number of classes in y": _masking_wrong("classes of y"),
         "error count instead of rate": _masking_wrong("error count"),
+        "the target ignored (plain one-hot)": _masking_wrong("target ignored"),
     },
 }

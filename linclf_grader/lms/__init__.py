@@ -31,7 +31,7 @@ from pathlib import Path
 from ..variants import check_student_id
 
 __all__ = ["Submission", "Collection", "RosterEntry", "collect_folder", "SUBMISSION_SUFFIXES",
-           "read_zip_member", "choose_latest"]
+           "read_zip_member", "choose_latest", "choose_in_attempt"]
 
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
 #: the largest member read from an archive (a notebook with plots is a few MB)
@@ -66,6 +66,7 @@ class Submission:
     lms_late: bool = False
     lms_file_id: str = ""  # Canvas attachment id (the feedback file must name it)
     superseded: list = dataclasses.field(default_factory=list)
+    companions: list = dataclasses.field(default_factory=list)   # same attempt, not graded
 
 
 @dataclasses.dataclass
@@ -95,6 +96,9 @@ class Collection:
         for s in self.submissions:
             for old in s.superseded:
                 lines.append(f"  resubmission: {s.student}: {s.source} replaces {old}")
+            for other in s.companions:
+                lines.append(f"  same attempt, not graded: {s.student}: {other} (graded: "
+                             f"{s.source}, the notebook or file named after the set)")
         for entry, reason in self.unmapped:
             lines.append(f"  NOT MAPPED: {entry}: {reason}")
         for sid, entries, reason in self.ambiguous:
@@ -129,6 +133,27 @@ def choose_latest(candidates, key, what):
     if len(tied) > 1:
         return None, [], f"{len(tied)} files share the latest {what}; keep one and regrade"
     return top, ranked[:-1], ""
+
+
+def choose_in_attempt(candidates, name, set_name):
+    """Split the files of one attempt into (graded, others, ambiguity reason).
+
+    As on Gradescope (:func:`linclf_grader.gradescope.find_submission`): a notebook
+    before a ``.py`` file, and a file named after the set (``SET.ipynb``, or
+    ``SET-1.ipynb`` as Canvas renames a repeated name) before any other. When
+    the best rank is shared, nothing is chosen.
+    """
+    def rank(c):
+        path = Path(name(c))
+        stem = path.stem.rsplit("-", 1)[0] if path.stem.rsplit("-", 1)[-1].isdigit() else path.stem
+        return (path.suffix.lower() != ".ipynb", set_name is None or stem != set_name)
+
+    ranked = sorted(candidates, key=rank)
+    best = [c for c in ranked if rank(c) == rank(ranked[0])]
+    if len(best) > 1:
+        return None, [], (f"{len(best)} files of one attempt could each be the submission; "
+                          "keep one and regrade")
+    return ranked[0], ranked[1:], ""
 
 
 def open_zip(path):

@@ -10,12 +10,18 @@ The formats, as Canvas writes and reads them (sources consulted, 2026-11-25):
   all-digit part; ``LATE`` is present when Canvas counts the submission late
   against *its* due date; ``FILENAME`` is the file's display name (Canvas
   renames an upload whose name is taken, so a resubmission often arrives as
-  ``perceptron-1.ipynb``; the reader does not rely on these suffixes, only on
-  the attachment id). Anonymous grading writes ``anon_ID`` in place of name and user id;
-  text and URL entries become ``NAME_USERID_text.html`` / ``_link.html``.
-  Only the latest attempt's files are in a zip; an instructor who downloads
-  again after a resubmission and gives both zips gets the later upload:
-  attachment ids grow with every upload, so the larger one wins.
+  ``perceptron-1.ipynb``). Anonymous grading writes ``anon_ID`` in place of name
+  and user id; text and URL entries become ``NAME_USERID_text.html`` / ``_link.html``.
+* **Which files a zip holds** (``zip_assignment``, ``get_uploaded_files_from``):
+  one Submission per student, the *current* one, and every file of it
+  (``submission.attachment_ids``). So the files of one student in one zip are the
+  files of one attempt, never an attempt and its resubmission: the reader grades
+  the notebook (else the ``.py``) named after the set, as Gradescope's
+  ``find_submission`` does, and reports the others as files of the same attempt;
+  when that does not single one out, the student is reported as ambiguous. An
+  earlier attempt only appears in an earlier download: given two zips
+  (``--canvas`` twice), the attempt with the larger attachment id is the later
+  one (attachment ids grow with every upload) and replaces the other.
 * **Gradebook export/import CSV** (the OSU CarmenCanvas guide "Import CSV File
   for Carmen Grades", which lists the columns an import needs, and VCU's Canvas
   page "Gradebook Action Menu" on what an export holds): a header ``Student, ID, SIS User ID,
@@ -39,7 +45,7 @@ import csv
 import re
 from pathlib import Path
 
-from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_latest,
+from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_in_attempt,
                copy_member, pick_id_column, roster_ids, zip_members)
 
 __all__ = ["read_gradebook", "collect_canvas", "write_canvas_gradebook", "canvas_feedback_name"]
@@ -88,8 +94,9 @@ def read_gradebook(path, id_column=None):
     return roster, header, points
 
 
-def collect_canvas(archives, gradebook, dest, id_column=None):
-    """Map the members of Canvas submission zips to students; copy the latest to ``dest``."""
+def collect_canvas(archives, gradebook, dest, id_column=None, set_name=None):
+    """Map the members of Canvas submission zips to students; copy each student's file of
+    the latest attempt (the one named after ``set_name``, see the module's notes) to ``dest``."""
     roster, header, points = read_gradebook(gradebook, id_column)
     by_user = {e.lms_user: e for e in roster.values()}
     candidates, unmapped = {}, []
@@ -116,18 +123,35 @@ def collect_canvas(archives, gradebook, dest, id_column=None):
             unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
             continue
         candidates.setdefault(student.student, []).append(
-            (int(m["att"]), entry, bool(m["late"]), suffix, archive_path, info))
+            (int(m["att"]), entry, bool(m["late"]), suffix, archive_path, info, m["file"]))
     subs, ambiguous = [], []
     for sid, cands in candidates.items():
-        latest, older, reason = choose_latest(cands, key=lambda c: c[0],
-                                              what="Canvas attachment id")
-        if latest is None:
-            ambiguous.append((sid, [c[1] for c in cands], reason))
+        attempts, copies = {}, []   # one download holds one attempt of each student
+        for c in cands:
+            files = attempts.setdefault(c[4], [])
+            if any(f[0] == c[0] for f in files):
+                copies.append(c[1])   # the same zip given twice
+            else:
+                files.append(c)
+        by_ids = {}   # the same attempt in two downloads is one attempt
+        for files in attempts.values():
+            if by_ids.setdefault(frozenset(c[0] for c in files), files) is not files:
+                copies += [c[1] for c in files]
+        ranked = sorted(by_ids.values(), key=lambda files: max(c[0] for c in files))
+        latest = ranked[-1]
+        if len(ranked) > 1 and max(c[0] for c in ranked[-2]) == max(c[0] for c in latest):
+            ambiguous.append((sid, [c[1] for c in cands], "two downloads hold different "
+                              "attempts with the same latest Canvas attachment id"))
             continue
-        att, entry, late, suffix, archive_path, info = latest
+        chosen, others, reason = choose_in_attempt(latest, lambda c: c[6], set_name)
+        if chosen is None:
+            ambiguous.append((sid, [c[1] for c in latest], reason))
+            continue
+        att, entry, late, suffix, archive_path, info, _ = chosen
         path = copy_member(dest, sid, suffix, archive_path, info)
+        older = [c[1] for files in ranked[:-1] for c in sorted(files, key=lambda c: c[0])]
         subs.append(Submission(sid, path, entry, "canvas", roster[sid].lms_user, roster[sid].name,
-                               None, late, str(att), [c[1] for c in older]))
+                               None, late, str(att), older, [c[1] for c in others] + copies))
     notes = []
     late = [s.student for s in subs if s.lms_late]
     if late:

@@ -10,8 +10,9 @@ consulted, 2026-11-25: ``mod/assign/locallib.php`` ``download_submissions``,
   ``FULL NAME_PARTICIPANTID_assignsubmission_file_/`` followed by the file's own
   path (Moodle 3.1 and later; before, and with "download as folders" off, the
   file name follows the prefix directly). Underscores in the full name become
-  spaces, so the participant id is the second ``_``-separated part; with blind
-  marking the name is ``Participant``. The participant id is the assignment's
+  spaces, so the participant id is the second ``_``-separated part (the reader
+  takes the number right before ``_assignsubmission_``, so a name that kept its
+  underscores is mapped too); with blind marking the name is ``Participant``. The participant id is the assignment's
   *unique id* for the user, the number in the worksheet's ``Identifier``.
   Online text is ``..._assignsubmission_onlinetext_/onlinetext.html``.
 * **Grading worksheet** (Assignment > "Download grading worksheet"): CSV with
@@ -55,7 +56,10 @@ __all__ = ["read_worksheet", "collect_moodle", "write_moodle_worksheet", "moodle
            "parse_moodle_time"]
 
 ID_PREFERENCE = ("ID number", "Username", "Email address")
-_MEMBER = re.compile(r"^(?P<name>[^_/]*)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
+# the name may still hold underscores (an archive not made by a current Moodle): the participant
+# id is the number right before "_assignsubmission_"
+_MEMBER = re.compile(r"^(?P<name>[^/]*?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_"
+                     r"(?P<rest>.*)$")
 _PARTICIPANT = re.compile(r"^\D*?(\d+)$")
 _FORMATS = ("%A, %d %B %Y, %I:%M %p", "%d %B %Y, %I:%M %p", "%A, %d %B %Y, %H:%M",
             "%d %B %Y, %H:%M")

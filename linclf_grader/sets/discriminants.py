@@ -133,7 +133,23 @@ def _ovr_triple(rng):
         n_pos = np.sum(S > 0, axis=1)
         alone = [np.mean((n_pos == 1) & (S[:, k] > 0)) for k in range(3)]
         if np.abs(S).min() > 1e-9 and min(alone) > 0.03 and 0.05 < np.mean(n_pos != 1) < 0.8:
-            return {"W": W, "b": b}
+            break
+    # the task parameter, drawn after the scores so that the scores of every id stay as they
+    # were: four decimals, the last one neither 0 nor 5, so it is at least 1e-4 away from every
+    # score on the grid (multiples of 0.0005), doubled or not, and no point is a tie
+    while True:
+        k = int(rng.integers(500, 7500))
+        t = k / 10000
+        if k % 5 and _fraction(W, b, t) != _fraction(W, b, 0.0):
+            return {"W": W, "b": b, "t": t}
+
+
+def _fraction(W, b, t):
+    """The fraction of the exercise's grid where not exactly one score exceeds t (a direct count)."""
+    grid = np.arange(-60, 61) / 20
+    g1, g2 = np.meshgrid(grid, grid)
+    scores = np.column_stack([g1.ravel(), g2.ravel()]) @ W.T + b
+    return float(np.mean(np.sum(scores > t, axis=1) != 1))
 
 
 SET.exercise(
@@ -142,14 +158,16 @@ SET.exercise(
     signature="def ovr_ambiguous_fraction(W, b):",
     kind="experiment",
     variant=_ovr_triple,
+    task={"t": 0.0},   # the threshold: 0 is the plain rule of ovr_predict
     hidden_tests=1,
     doc=r"""
     The fraction of the grid points that one-vs-rest with the scores
-    f_k(x) = W[k] @ x + b[k] cannot classify.
+    f_k(x) = W[k] @ x + b[k] and your threshold t cannot classify.
 
     The grid is the 121 x 121 points (x1, x2) with both coordinates in
     np.arange(-60, 61) / 20 (steps of 0.05 over [-3, 3]; build it exactly so).
-    A point is classified when exactly one score is positive.
+    Detector k claims a point when its score exceeds t (f_k(x) > t); a
+    point is classified when exactly one detector claims it.
 
     Parameters
     ----------
@@ -233,17 +251,19 @@ def test_quadratic_reproduces_the_score(f):
 
 @test("ovr_ambiguous_fraction", points=2)
 def test_fraction_with_points_on_the_boundaries(f):
-    # lines through grid points: x1 = x2, x1 = -x2 and x2 = 0.5 hold 363 grid points with a zero score
-    W = np.array([[1.0, -1.0], [-1.0, -1.0], [0.0, 2.0]])
-    assert_close(f(W, np.array([0.0, 0.0, -1.0])), 6171 / 14641, "the fraction", rtol=1e-12)
+    # lines through grid points: x1 = x2, x1 = -x2 and x2 = 0.5 hold 363 grid points with a zero
+    # score; every score is an integer on the grid, so any threshold t in (0, 1) gives one answer
+    W = 20 * np.array([[1.0, -1.0], [-1.0, -1.0], [0.0, 2.0]])
+    assert_close(f(W, np.array([0.0, 0.0, -20.0])), 6171 / 14641, "the fraction", rtol=1e-12)
 
 
 @test("ovr_ambiguous_fraction", points=2, variant=True)
 def test_fraction_on_your_own_scores(f, data):
-    """Expected value: a direct count over the grid (no grid point lies on a boundary)."""
-    W, b = data["W"], data["b"]
-    grid = np.arange(-60, 61) / 20
-    g1, g2 = np.meshgrid(grid, grid)
-    scores = np.column_stack([g1.ravel(), g2.ravel()]) @ W.T + b
-    expected = np.mean(np.sum(scores > 0, axis=1) != 1)
-    assert_close_quiet(f(W, b), expected, "the fraction for your scores", rtol=1e-12)
+    """Expected values: a direct count over the grid, with the student's threshold t, for the
+    scores and for the scores doubled (no grid point is a tie in either case)."""
+    W, b, t = data["W"], data["b"], data["t"]
+    got = f(W, b), f(2 * W, 2 * b)   # both calls first: a copy check replays them (task_matches)
+    assert_close_quiet(got[0], _fraction(W, b, t), "the fraction for your scores and your t",
+                       rtol=1e-12)
+    assert_close_quiet(got[1], _fraction(2 * W, 2 * b, t),
+                       "the fraction for your scores doubled, with your t", rtol=1e-12)

@@ -3,8 +3,8 @@ Ho-Kashyap, and masking with three classes.
 
 Z denotes the matrix of normalised augmented samples, rows z_i = y_i * (x_i, 1),
 beta the margin vector, and a = (w, b).  Expected values are literals computed
-once from the reference solutions, except in the variant test, where they come
-from ``linclf``'s one-vs-rest least squares, the trusted twin.
+once from the reference solutions, except in the masking tests, where they come
+from a direct least-squares fit with the student's target value (a task parameter).
 """
 
 import numpy as np
@@ -130,20 +130,55 @@ def _collinear_classes(rng):
         X_tilde = np.hstack([X, np.ones((30, 1))])
         F = np.sort(X_tilde @ np.linalg.lstsq(X_tilde, np.eye(3)[y], rcond=None)[0], axis=1)
         if (F[:, -1] - F[:, -2]).min() > 1e-4:
-            return {"X": X, "y": y}
+            break
+    # the task parameter (the target of class 1), drawn after the data so that every id keeps
+    # its data: two decimals in [1.1, 4]; no near-tie for it on the data with their labels
+    # swapped as the variant test swaps them, nor on the public example; and it changes an answer
+    while True:
+        c = int(rng.integers(110, 401)) / 100
+        answers = [_masking(X, p[y], c) for p in _SWAPS]
+        if min(_masking_gap(X, p[y], c) for p in _SWAPS) > 1e-4 and \
+                _masking_gap(X_MASK, Y_MASK, c) > 1e-5 and \
+                answers != [_masking(X, p[y], 1.0) for p in _SWAPS]:
+            return {"X": X, "y": y, "target": c}
+
+
+#: the label swaps of the variant test: none, 0 <-> 1, 1 <-> 2 (class 1 is the middle one or not)
+_SWAPS = (np.array([0, 1, 2]), np.array([1, 0, 2]), np.array([0, 2, 1]))
+
+
+def _scores(X, y, c):
+    """Least-squares scores on the training points, one-hot targets with c for class 1 (direct)."""
+    X_tilde = np.hstack([X, np.ones((len(X), 1))])
+    T = np.eye(int(y.max()) + 1)[y]
+    T[:, 1] *= c
+    return X_tilde @ np.linalg.lstsq(X_tilde, T, rcond=None)[0]
+
+
+def _masking_gap(X, y, c):
+    F = np.sort(_scores(X, y, c), axis=1)
+    return float((F[:, -1] - F[:, -2]).min())
+
+
+def _masking(X, y, c):
+    pred = np.argmax(_scores(X, y, c), axis=1)
+    return int(len(np.unique(pred))), float(np.mean(pred != y))
 
 
 SET.exercise(
     "masking_experiment",
     kind="experiment",
     variant=_collinear_classes,
+    task={"target": 1.0},   # the target of class 1: 1 is the plain one-hot coding
     hidden_tests=1,
     title="Masking: three classes on a line (your own data)",
     signature="def masking_experiment(X, y):",
     doc=r"""
-    Fit multi-class least squares to (X, y): regress the one-hot targets
-    T (N x c) on the augmented samples (x_i, 1), one linear score per class,
-    and predict for each training point the class of largest score.
+    Fit multi-class least squares to (X, y): regress the targets T (N x c)
+    on the augmented samples (x_i, 1), one linear score per class, and
+    predict for each training point the class of largest score.  T is the
+    one-hot coding except that class 1 has your target value (the task
+    parameter target): T[i, y_i] = 1, or target when y_i = 1; other entries 0.
 
     Parameters
     ----------
@@ -258,22 +293,24 @@ X_MASK = np.array([[-1.8, -0.4], [-1.8, -1.9], [-1.4, -0.7], [-2.4, -0.6], [-1.7
 Y_MASK = np.repeat([0, 1, 2], 5)
 
 
-@test("masking_experiment", points=1)
-def test_masking_small_example(f):
+@test("masking_experiment", points=1, variant=True)
+def test_masking_small_example(f, data):
+    """Expected: a direct least-squares fit with the student's c (no near-tie for any c)."""
     n, err = unpack(f(X_MASK, Y_MASK), 2, "the result (n_predicted, error_rate)")
-    assert_equal(n, 3, "n_predicted")
-    assert_close(err, 0.2, "error_rate")
+    n_ref, err_ref = _masking(X_MASK, Y_MASK, data["target"])
+    assert_equal_quiet(n, n_ref, "n_predicted with your target")
+    assert_close_quiet(err, err_ref, "error_rate with your target")
 
 
 @test("masking_experiment", points=2, variant=True)
 def test_masking_on_your_own_data(f, data):
-    """Expected: linclf's one-vs-rest least squares (targets +-1: the same argmax as one-hot
-    least squares, whose scores are (one-vs-rest scores + 1) / 2)."""
-    from linclf.least_squares import LeastSquaresClassifier
-    from linclf.multiclass import OneVsRest
-
-    X, y = data["X"], data["y"]
-    pred = OneVsRest(LeastSquaresClassifier()).fit(X, y).predict(X)
-    n, err = unpack(f(X, y), 2, "the result (n_predicted, error_rate)")
-    assert_equal_quiet(n, int(len(np.unique(pred))), "n_predicted on your data")
-    assert_close_quiet(err, float(np.mean(pred != y)), "error_rate on your data")
+    """Expected: a direct least-squares fit with the student's c, on the student's data and on the
+    same data with labels 0 and 1, then 1 and 2, swapped (the target then lands on an outer class)."""
+    X, y, c = data["X"], data["y"], data["target"]
+    got = [f(X, swap[y]) for swap in _SWAPS]   # every call first: a copy check replays them
+    for swap, answer, what in zip(_SWAPS, got, ("", " (labels 0 and 1 swapped)",
+                                                " (labels 1 and 2 swapped)")):
+        n, err = unpack(answer, 2, "the result (n_predicted, error_rate)")
+        n_ref, err_ref = _masking(X, swap[y], c)
+        assert_equal_quiet(n, n_ref, f"n_predicted on your data{what}")
+        assert_close_quiet(err, err_ref, f"error_rate on your data{what}")
