@@ -145,13 +145,25 @@ def _(w, X, y):
     return -(p[y == 1].mean() + p[y == -1].mean()) / 2
 
 
-@key("fisher", "fisher_max_criterion")
+@key("fisher", "mean_difference_efficiency")
 def _():
     s1, s2 = _sym("s1 s2", positive=True)
-    d1, d2, t = _sym("d1 d2 t", real=True)
-    J = (d1 + t * d2) ** 2 / (s1 + t**2 * s2)          # w = (1, t)
-    best = [r for r in sp.solve(sp.diff(J, t), t) if r.has(s1)]
-    return sp.simplify(J.subs(t, best[0]))
+    d1, d2 = _sym("d1 d2", real=True)
+    q = _sym("q", positive=True)
+    S = sp.diag(s1, s2)
+    d = sp.Matrix([d1, d2])
+    # the maximum of J_F as the non-zero eigenvalue of S^{-1} d d^T (a rank-one generalised
+    # eigenproblem), J_F(d) from the projected means and scatters
+    J_max = [e for e in (S.inv() * d * d.T).eigenvals() if e != 0][0]
+    J_d = (d1 * d1 + d2 * d2) ** 2 / (s1 * d1**2 + s2 * d2**2)
+    rho = sp.simplify(J_d / J_max)
+    # the worst case: d = (1, q), q > 0 (rho is even in each coordinate and homogeneous);
+    # the stationary point of rho in q, then compared with the ends q -> 0 and q -> oo (rho = 1)
+    r_q = rho.subs({d1: 1, d2: q})
+    crit = [c for c in sp.solve(sp.diff(r_q, q), q) if c.is_positive]
+    worst = sp.simplify(r_q.subs(q, crit[0]))
+    assert sp.limit(r_q, q, 0) == 1 and sp.limit(r_q, q, sp.oo) == 1
+    return rho, worst
 
 
 @key("fisher", "bayes_rule_shared_covariance")

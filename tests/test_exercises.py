@@ -127,9 +127,9 @@ WRONG = {
         "sign error": lambda w, X, y: w @ (_means(X, y)[0] + _means(X, y)[1]) / 2,
         "forgot the half": lambda w, X, y: -w @ (_means(X, y)[0] + _means(X, y)[1]),
     },
-    ("fisher", "fisher_max_criterion"): {
-        "pooled": lambda: (lambda s1, s2, d1, d2: (d1 + d2) ** 2 / (s1 + s2))(*_sym("s1 s2 d1 d2")),
-        "squared scatter": lambda: (lambda s1, s2, d1, d2: d1**2 / s1**2 + d2**2 / s2**2)(*_sym("s1 s2 d1 d2")),
+    ("fisher", "mean_difference_efficiency"): {
+        "max J_F instead of the ratio": lambda: (lambda s1, s2, d1, d2: (d1**2 / s1 + d2**2 / s2, 4 * s1 * s2 / (s1 + s2) ** 2))(*_sym("s1 s2 d1 d2")),
+        "worst case inverted": lambda: (lambda s1, s2, d1, d2: ((d1**2 + d2**2) ** 2 / ((s1 * d1**2 + s2 * d2**2) * (d1**2 / s1 + d2**2 / s2)), (s1 + s2) ** 2 / (4 * s1 * s2)))(*_sym("s1 s2 d1 d2")),
     },
     ("perceptron", "perceptron_update"): {
         "strict inequality": lambda w, b, x, y, eta=1.0: (w + eta * y * x, b + eta * y)
