@@ -260,10 +260,72 @@ def bound(X, y, w, b):
     return max(math.sqrt(_dot(r, r)) for r in rows) ** 2 / gamma**2
 
 
+def _lp_separators(X, y):
+    """A few other separating (w, b): the LP 'y_i (w.x_i + b) >= 1' with random objectives."""
+    Z = np.array([[t * v for v in list(x) + [1.0]] for x, t in zip(X, y)])
+    out = []
+    for seed in range(3):
+        c = np.random.default_rng(seed).normal(size=Z.shape[1])
+        res = scipy.optimize.linprog(c, A_ub=-Z, b_ub=-np.ones(len(y)), bounds=[(-50, 50)] * Z.shape[1])
+        if res.status == 0:
+            out.append(res.x)
+    return out
+
+
 @key("perceptron", "perceptron_experiment")
 def _(X, y):
     w, b, n = train(X, y, 1.0, 10_000)
-    return n, bound(X, y, w, b)
+    B = bound(X, y, w, b)
+    # the verdicts, by experiment on these data: the count against the bound here and at other
+    # separators; the count with eta = 2; the counts after a few shifts of the data
+    others = [bound(X, y, a[:-1], a[-1]) for a in _lp_separators(X, y)]
+    shifted = {train(X + np.array(s), y, 1.0, 100_000)[2] for s in ((5.0, 5.0), (-10.0, 0.0), (20.0, -3.0))
+               if len(X[0]) == 2}
+    return n, B, [n <= B, any(o < n for o in others), train(X, y, 2.0, 10_000)[2] != n,
+                  any(m != n for m in shifted)]
+
+
+@key("perceptron", "novikoff_any_start")
+def count_any_start():
+    gamma, R, eta, n0, beta = _sym("gamma R eta n0 beta", positive=True)
+    c, k = _sym("c k", real=True)
+    # the count where the two bounds on u^T a_k meet: (c + k eta gamma)^2 = ||a_k||^2 bound
+    roots = sp.solve(sp.Eq((c + k * eta * gamma) ** 2, n0**2 + 2 * k * eta * beta + k * eta**2 * R**2), k)
+    at = {gamma: 0.7, R: 1.3, eta: 0.4, n0: 1.1, beta: 0.2, c: -0.5}
+    return max(roots, key=lambda r: float(r.subs(at)))
+
+
+def _count_extra(ref):
+    """Real runs of the margin rule from random starts never exceed the count."""
+    from linclf_grader.symbolic import parse_expr_safely
+
+    k_expr = parse_expr_safely(str(ref()))
+    rng = np.random.default_rng(3)
+    for trial in range(20):
+        X = rng.uniform(-2, 2, size=(15, 2))
+        u_true = np.array([1.0, -0.5, 0.3])
+        Z0 = np.column_stack([X, np.ones(len(X))])
+        keep = np.abs(Z0 @ u_true) > 0.3
+        Z = Z0[keep] * np.sign(Z0[keep] @ u_true)[:, None]
+        u = u_true / np.linalg.norm(u_true)
+        gamma, R = (Z @ u).min(), np.linalg.norm(Z, axis=1).max()
+        eta, beta = rng.choice([0.1, 1.0, 3.0]), rng.choice([0.0, 0.5, 2.0])
+        a = rng.normal(size=3) * rng.choice([0.0, 1.0, 5.0])
+        c, n0 = float(u @ a), float(np.linalg.norm(a))
+        n = 0
+        for _ in range(10_000):
+            bad = [z for z in Z if z @ a <= beta]
+            if not bad:
+                break
+            for z in Z:
+                if z @ a <= beta:
+                    a, n = a + eta * z, n + 1
+        subs = {sp.Symbol(s): v for s, v in dict(gamma=gamma, R=R, eta=eta, beta=beta, c=c, n0=n0).items()}
+        k_max = float(k_expr.xreplace(subs).evalf())
+        assert n <= k_max + 1e-9, (trial, n, k_max)
+
+
+EXTRA[("perceptron", "novikoff_any_start")] = _count_extra
 
 
 # --------------------------------------------------------------------------
