@@ -341,10 +341,19 @@ def _(X, y, margins):
     return a[:-1], float(a[-1])
 
 
-@key("mse", "fisher_margins")
-def _(y):
-    n_plus = sum(1 for t in y if t == 1)
-    return np.array([len(y) / (n_plus if t == 1 else len(y) - n_plus) for t in y])
+@key("mse", "midpoint_margins")
+def _(X, y):
+    # no formula: find beta_+ (beta_- = 2 - beta_+) where the least-squares boundary, refitted by
+    # scipy for each trial, passes through the midpoint of the class means (brentq on the bias)
+    mid = (np.mean([x for x, t in zip(X, y) if t == 1], axis=0) + np.mean([x for x, t in zip(X, y) if t == -1], axis=0)) / 2
+
+    def offset(beta_p):
+        margins = np.array([beta_p if t == 1 else 2 - beta_p for t in y])
+        a = scipy.linalg.lstsq(_Z(X, y), margins, lapack_driver="gelsy")[0]
+        return float(a[:-1] @ mid + a[-1])
+
+    beta_p = scipy.optimize.brentq(offset, -10.0, 12.0, xtol=1e-14, rtol=1e-14)
+    return np.array([beta_p if t == 1 else 2 - beta_p for t in y])
 
 
 @key("mse", "lms_update")
@@ -353,11 +362,13 @@ def _(a, z, margin, eta):
     return np.array([float(ai) + eta * r * float(zi) for ai, zi in zip(a, z)])
 
 
-@key("mse", "mse_gradient")
+@key("mse", "loo_score")
 def _():
-    a1, a2, z1, z2, beta = _sym("a1 a2 z1 z2 beta", real=True)
-    J = sp.expand((a1 * z1 + a2 * z2 - beta) ** 2)
-    return sp.Matrix([sp.diff(J, a1), sp.diff(J, a2)])
+    # self-consistency instead of Sherman-Morrison: give sample i the margin t = z_i^T a_(-i);
+    # then a_(-i) also minimises the full criterion (its own residual is zero), so its score
+    # is the full fit's score for those margins, s + h (t - beta) (the fit is linear in beta)
+    s, h, beta, t_ = _sym("s h beta t", real=True)
+    return sp.solve(sp.Eq(t_, s + h * (t_ - beta)), t_)[0]
 
 
 @key("mse", "ho_kashyap")

@@ -170,22 +170,10 @@ WRONG = {
         "forgot the bias column": lambda X, y, m: (np.linalg.pinv(y[:, None] * X) @ m, 0.0),
         "regressed on the labels": lambda X, y, m: (lambda a: (a[:-1], a[-1]))(np.linalg.pinv(_aug(X)) @ y),
     },
-    ("mse", "fisher_margins"): {
-        "swapped": lambda y: np.where(y == 1, len(y) / np.sum(y == -1), len(y) / np.sum(y == 1)),
-        "inverted ratio": lambda y: np.where(y == 1, np.sum(y == 1) / len(y), np.sum(y == -1) / len(y)),
-    },
     ("mse", "lms_update"): {
         "sign error": lambda a, z, m, eta: a - eta * (m - a @ z) * z,
         "perceptron-style": lambda a, z, m, eta: a + eta * z if a @ z <= m else a,
         "forgot eta": lambda a, z, m, eta: a + (m - a @ z) * z,
-    },
-    ("mse", "mse_gradient"): {
-        "missing factor 2": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
-            [y1 * (a1 * y1 + a2 * y2 - b), y2 * (a1 * y1 + a2 * y2 - b)]))(*_sym("a1 a2 z1 z2 beta")),
-        "sign error": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
-            [2 * y1 * (b - a1 * y1 - a2 * y2), 2 * y2 * (b - a1 * y1 - a2 * y2)]))(*_sym("a1 a2 z1 z2 beta")),
-        "a scalar, not a Matrix": lambda: (lambda a1, a2, y1, y2, b: 2 * (a1 * y1 + a2 * y2 - b))(
-            *_sym("a1 a2 z1 z2 beta")),
     },
     ("logistic", "log_sigmoid"): {
         "naive formula": lambda z: np.log(1 / (1 + np.exp(-np.clip(z, -700, 700)))),
