@@ -60,14 +60,16 @@ def _(X, w, b):
     return np.array(out)
 
 
-@key("discriminants", "origin_distance")
+@key("discriminants", "line_through_points")
 def _():
-    w1, w2, b = _sym("w1 w2 b", real=True)
-    p1, p2, mu = _sym("p1 p2 mu", real=True)
-    # the point of the line closest to the origin, by a Lagrange multiplier
-    sol = sp.solve([2 * p1 + mu * w1, 2 * p2 + mu * w2, w1 * p1 + w2 * p2 + b], [p1, p2, mu], dict=True)[0]
-    dist = sp.sqrt(sp.simplify(sol[p1] ** 2 + sol[p2] ** 2))
-    return sp.sign(b) * dist
+    p1, p2, q1, q2, r1, r2, tau = _sym("p1 p2 q1 q2 r1 r2 tau", real=True)
+    # the foot of the perpendicular q + tau (r - q), tau from d/dtau ||p - foot||^2 = 0; the side
+    # from the sign of the cross product (r - q) x (p - q) (positive: p to the left)
+    foot = [q1 + tau * (r1 - q1), q2 + tau * (r2 - q2)]
+    gap2 = (p1 - foot[0]) ** 2 + (p2 - foot[1]) ** 2
+    t_star = sp.solve(sp.diff(gap2, tau), tau)[0]
+    cross = (r1 - q1) * (p2 - q2) - (r2 - q2) * (p1 - q1)
+    return sp.sign(cross) * sp.sqrt(sp.factor(sp.simplify(gap2.subs(tau, t_star))))
 
 
 @key("discriminants", "normalize_augmented")

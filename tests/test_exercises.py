@@ -89,10 +89,13 @@ WRONG = {
         "forgot the bias": lambda X, w, b: X @ w / np.linalg.norm(w),
         "divided by the squared norm": lambda X, w, b: (X @ w + b) / (w @ w),
     },
-    ("discriminants", "origin_distance"): {
-        "unsigned": lambda: (lambda w1, w2, b: sp.Abs(b) / sp.sqrt(w1**2 + w2**2))(*_sym("w1 w2 b")),
-        "sign error": lambda: (lambda w1, w2, b: -b / sp.sqrt(w1**2 + w2**2))(*_sym("w1 w2 b")),
-        "squared norm": lambda: (lambda w1, w2, b: b / (w1**2 + w2**2))(*_sym("w1 w2 b")),
+    ("discriminants", "line_through_points"): {
+        "right instead of left": lambda: (lambda p1, p2, q1, q2, r1, r2: ((r2 - q2) * (p1 - q1) - (r1 - q1) * (p2 - q2))
+                                          / sp.sqrt((r1 - q1) ** 2 + (r2 - q2) ** 2))(*_sym("p1 p2 q1 q2 r1 r2")),
+        "unsigned": lambda: (lambda p1, p2, q1, q2, r1, r2: sp.Abs((r1 - q1) * (p2 - q2) - (r2 - q2) * (p1 - q1))
+                             / sp.sqrt((r1 - q1) ** 2 + (r2 - q2) ** 2))(*_sym("p1 p2 q1 q2 r1 r2")),
+        "not normalised": lambda: (lambda p1, p2, q1, q2, r1, r2: (r1 - q1) * (p2 - q2) - (r2 - q2) * (p1 - q1))(
+            *_sym("p1 p2 q1 q2 r1 r2")),
         "a string that is code": lambda: "__import__('os').system('true')",
     },
     ("discriminants", "normalize_augmented"): {
