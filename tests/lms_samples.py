@@ -76,18 +76,34 @@ def novikoff_bound(X, y, w, b):
 
 def perceptron_experiment(X, y):
     w, b, n = perceptron_train(X, y, 1.0, 10_000)
-    return n, novikoff_bound(X, y, w, b)
+    return n, novikoff_bound(X, y, w, b), [True, False, False, True]
+
+
+def novikoff_any_start():
+    import sympy as sp
+    g, R, eta, n0, beta = sp.symbols("gamma R eta n0 beta", positive=True)
+    c, k = sp.symbols("c k", real=True)
+    lo, hi = sp.solve((c + k * eta * g) ** 2 - n0 ** 2 - 2 * k * eta * beta - k * eta ** 2 * R ** 2, k)
+    return hi if float(hi.subs({g: 1, R: 1, eta: 1, n0: 1, beta: 1, c: 0})) > 0 else lo
 '''
 
 RENAME = {"n_updates": "count", "mistakes": "errs", "x_i": "xi", "y_i": "yi", "wrong": "bad",
           "X_hat": "Z", "gamma": "smallest", "R": "radius", "a": "v"}
 
 
+def full_points():
+    """The set's public points plus its hidden tests' points (what a perfect submission gets)."""
+    from linclf_grader.framework import load_private_tests
+
+    exset = get_set("perceptron")
+    return exset.max_points() + sum(t.points for t in load_private_tests(ROOT / "exercises" / "solutions", exset))
+
+
 def reference_code(leave_out=()):
     """The exercise functions of the reference solution, as a student would hand them in."""
     text = (ROOT / "exercises" / "solutions" / "perceptron.py").read_text()
     names = set(get_set("perceptron").exercises) - set(leave_out)
-    parts = ["import numpy as np"]
+    parts = ["import numpy as np\nimport sympy as sp"]
     for node in ast.parse(text).body:
         if isinstance(node, ast.FunctionDef) and node.name in names:
             parts.append(ast.get_source_segment(text, node))

@@ -118,7 +118,7 @@ def test_canvas_collection_maps_resubmits_and_reports(course):
 def test_canvas_scores_penalty_extension_override_and_summary(course):
     out = out_dir(course, "canvas")
     g = grades(out)
-    full = get_set("perceptron").max_points() + 4  # public + the set's hidden tests
+    full = S.full_points()  # public + the set's hidden tests
     assert {s: float(r["total"]) for s, r in g.items()} == {
         "s1001": full, "s1002": full - 2, "s1003": full, "s1004": round(full * 0.9, 6),
         "s1005": full}
@@ -137,7 +137,7 @@ def test_canvas_gradebook_csv_for_import(course):
     assert rows[1][0] == "Points Possible" and rows[1][-1] == "42"
     by_id = {r[1]: r for r in rows[2:]}
     assert set(by_id) == {"1001", "1002", "1003", "1004", "1005"}  # never Al (not enrolled)
-    full = get_set("perceptron").max_points() + 4
+    full = S.full_points()
     assert float(by_id["1001"][-1]) == 42 and by_id["1001"][0] == "Lovelace, Ada"
     assert float(by_id["1004"][-1]) == pytest.approx(42 * 0.9)
     assert float(by_id["1002"][-1]) == pytest.approx(42 * (full - 2) / full)
@@ -204,7 +204,7 @@ def test_moodle_collection_and_late_policy_from_the_worksheet(course):
     assert "Al Turing_599_assignsubmission_file_/perceptron.py: Participant 599 is not in" in report
     assert "onlinetext.html: ada@uni.example: not a .ipynb or .py file" in report
     g = grades(out)
-    full = get_set("perceptron").max_points() + 4
+    full = S.full_points()
     assert g["dee@uni.example"]["late_penalty_percent"] == "10"   # the worksheet's time
     assert g["cy@uni.example"]["late_penalty_percent"] == "0"     # late, but an extension
     assert float(g["eve@uni.example"]["total"]) == full
@@ -219,7 +219,7 @@ def test_moodle_worksheet_for_upload(course):
     out = out_dir(course, "moodle")
     rows = {r["Identifier"]: r for r in csv.DictReader(open(out / "moodle_grades.csv"))}
     assert set(rows) == {f"Participant {n}" for n in (501, 502, 503, 504, 505)}
-    full = get_set("perceptron").max_points() + 4
+    full = S.full_points()
     assert rows["Participant 501"]["Grade"] == "100.00"
     assert rows["Participant 504"]["Grade"] == "90.00"
     assert float(rows["Participant 502"]["Grade"]) == pytest.approx(100 * (full - 2) / full, abs=0.01)
@@ -444,13 +444,13 @@ def test_a_pasted_classmate_answer_fails_the_own_data_test(tmp_path):
     theirs = exset.variant_data("perceptron_experiment", "s1001")
     ns = {}
     exec(S.reference_code(), ns)   # trusted: computes Ada's true answer for the paste
-    n, bound = ns["perceptron_experiment"](theirs["X"], theirs["y"])
+    n, bound, claims = ns["perceptron_experiment"](theirs["X"], theirs["y"])
     code = S.reference_code() + (
         "\n\ndef perceptron_experiment(X, y):\n"
         "    if len(X) == 3:\n"
         "        w, b, k = perceptron_train(X, y, eta=1.0, max_epochs=10_000)\n"
-        "        return k, novikoff_bound(X, y, w, b)\n"
-        f"    return {n}, {bound!r}\n")
+        f"        return k, novikoff_bound(X, y, w, b), {claims!r}\n"
+        f"    return {n}, {bound!r}, {claims!r}\n")
     sub = tmp_path / "s1005.py"
     sub.write_text(code)
     res = grade_submission(sub, "perceptron", student="s1005")

@@ -1,6 +1,7 @@
 """Every exercise page agrees with its set: one stub and one ``check`` per exercise, the
 points as graded, and the page runs from top to bottom with the blank stubs."""
 
+import re
 import subprocess
 import sys
 
@@ -8,6 +9,7 @@ import pytest
 from exercise_harness import ROOT, page_cells, stub_functions
 
 from linclf_grader import available_sets, get_set
+from linclf_grader.framework import load_private_tests
 from linclf_grader.notebook import clean_source
 
 SETS = available_sets()
@@ -27,8 +29,39 @@ def test_page_has_a_stub_and_a_check_per_exercise(set_name):
         assert f"check({name})" in cells[cells.index(stub) + 1]
         points = get_set(set_name).max_points(name)
         assert f"({points:g} point" in text, (name, points)
-    assert f"worth {get_set(set_name).max_points():g} points" in text
     assert "solutions" not in text
+
+
+HEADER = re.compile(r"The set is worth (\S+) points: (\S+) in the public tests that `check` runs"
+                    r" and (\S+) in hidden tests your instructor runs\.")
+
+
+def header_points(text):
+    """The three numbers of a page's header sentence (whitespace and line breaks ignored)."""
+    found = HEADER.findall(" ".join(text.split()))
+    assert len(found) == 1, "the page needs exactly one header sentence 'The set is worth N points: ...'"
+    return tuple(float(v) for v in found[0])
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_page_header_states_public_and_hidden_points(set_name):
+    """'The set is worth N points: P in the public tests that `check` runs and H in hidden
+    tests your instructor runs.' with P and H from the declarations and the hidden tests."""
+    exset = get_set(set_name)
+    public = exset.max_points()
+    hidden = sum(t.points for t in load_private_tests(ROOT / "exercises" / "solutions", exset))
+    text = (ROOT / "exercises" / f"{set_name}.md").read_text()
+    assert header_points(text) == (public + hidden, public, hidden)
+
+
+def test_header_check_fails_on_a_wrong_sentence():
+    good = ("The set is worth 25 points: 19 in the public tests that `check` runs\n"
+            "and 6 in hidden tests your instructor runs.")
+    assert header_points(good) == (25.0, 19.0, 6.0)
+    with pytest.raises(AssertionError):
+        header_points("The set is worth 19 points; see the chapter.")
+    with pytest.raises(AssertionError):
+        header_points(good + " " + good)
 
 
 @pytest.mark.parametrize("set_name", SETS)

@@ -144,7 +144,7 @@ def test_check_is_honest_about_hidden_and_variant_tests(monkeypatch):
     variants.student("alice")
     ex, results = evaluate("perceptron_experiment", ref.perceptron_experiment)
     text = feedback(ex, results)
-    assert "3/3 points" in text and "1 hidden test(s)" in text
+    assert "3/3 points" in text and "2 hidden test(s)" in text
     assert "All public tests pass" not in text  # hidden tests remain
     ex, results = evaluate("perceptron_update", ref.perceptron_update)
     assert "All public tests pass" in feedback(ex, results)  # no hidden test declared
@@ -179,7 +179,7 @@ def perceptron_experiment(X, y):
             break
     Xh = np.hstack([X, np.ones((len(X), 1))])
     a = np.append(w, b)
-    return n, (np.linalg.norm(Xh, axis=1).max() * np.linalg.norm(a) / (y * (Xh @ a)).min()) ** 2
+    return n, (np.linalg.norm(Xh, axis=1).max() * np.linalg.norm(a) / (y * (Xh @ a)).min()) ** 2, []
 '''
 
 
@@ -230,7 +230,7 @@ def test_overrides_late_policy_items_and_visibility(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = {r["student"]: r for r in csv.DictReader(open(out / "grades.csv"))}
     top = float(rows["alice"]["max"])
-    assert top == get_set("perceptron").max_points() + 4  # the two hidden tests of 2 points
+    assert top == get_set("perceptron").max_points() + sum(t.points for t in hidden_tests("perceptron"))
     assert float(rows["alice"]["total"]) == top and rows["alice"]["late_penalty_percent"] == "0"
     # 1 h past the due date and one day more: 2 started days, 20 %, capped at 15 %
     assert rows["bob"]["late_penalty_percent"] == "15"

@@ -89,10 +89,13 @@ WRONG = {
         "forgot the bias": lambda X, w, b: X @ w / np.linalg.norm(w),
         "divided by the squared norm": lambda X, w, b: (X @ w + b) / (w @ w),
     },
-    ("discriminants", "origin_distance"): {
-        "unsigned": lambda: (lambda w1, w2, b: sp.Abs(b) / sp.sqrt(w1**2 + w2**2))(*_sym("w1 w2 b")),
-        "sign error": lambda: (lambda w1, w2, b: -b / sp.sqrt(w1**2 + w2**2))(*_sym("w1 w2 b")),
-        "squared norm": lambda: (lambda w1, w2, b: b / (w1**2 + w2**2))(*_sym("w1 w2 b")),
+    ("discriminants", "line_through_points"): {
+        "right instead of left": lambda: (lambda p1, p2, q1, q2, r1, r2: ((r2 - q2) * (p1 - q1) - (r1 - q1) * (p2 - q2))
+                                          / sp.sqrt((r1 - q1) ** 2 + (r2 - q2) ** 2))(*_sym("p1 p2 q1 q2 r1 r2")),
+        "unsigned": lambda: (lambda p1, p2, q1, q2, r1, r2: sp.Abs((r1 - q1) * (p2 - q2) - (r2 - q2) * (p1 - q1))
+                             / sp.sqrt((r1 - q1) ** 2 + (r2 - q2) ** 2))(*_sym("p1 p2 q1 q2 r1 r2")),
+        "not normalised": lambda: (lambda p1, p2, q1, q2, r1, r2: (r1 - q1) * (p2 - q2) - (r2 - q2) * (p1 - q1))(
+            *_sym("p1 p2 q1 q2 r1 r2")),
         "a string that is code": lambda: "__import__('os').system('true')",
     },
     ("discriminants", "normalize_augmented"): {
@@ -127,9 +130,9 @@ WRONG = {
         "sign error": lambda w, X, y: w @ (_means(X, y)[0] + _means(X, y)[1]) / 2,
         "forgot the half": lambda w, X, y: -w @ (_means(X, y)[0] + _means(X, y)[1]),
     },
-    ("fisher", "fisher_max_criterion"): {
-        "pooled": lambda: (lambda s1, s2, d1, d2: (d1 + d2) ** 2 / (s1 + s2))(*_sym("s1 s2 d1 d2")),
-        "squared scatter": lambda: (lambda s1, s2, d1, d2: d1**2 / s1**2 + d2**2 / s2**2)(*_sym("s1 s2 d1 d2")),
+    ("fisher", "mean_difference_efficiency"): {
+        "max J_F instead of the ratio": lambda: (lambda s1, s2, d1, d2: (d1**2 / s1 + d2**2 / s2, 4 * s1 * s2 / (s1 + s2) ** 2))(*_sym("s1 s2 d1 d2")),
+        "worst case inverted": lambda: (lambda s1, s2, d1, d2: ((d1**2 + d2**2) ** 2 / ((s1 * d1**2 + s2 * d2**2) * (d1**2 / s1 + d2**2 / s2)), (s1 + s2) ** 2 / (4 * s1 * s2)))(*_sym("s1 s2 d1 d2")),
     },
     ("perceptron", "perceptron_update"): {
         "strict inequality": lambda w, b, x, y, eta=1.0: (w + eta * y * x, b + eta * y)
@@ -170,22 +173,10 @@ WRONG = {
         "forgot the bias column": lambda X, y, m: (np.linalg.pinv(y[:, None] * X) @ m, 0.0),
         "regressed on the labels": lambda X, y, m: (lambda a: (a[:-1], a[-1]))(np.linalg.pinv(_aug(X)) @ y),
     },
-    ("mse", "fisher_margins"): {
-        "swapped": lambda y: np.where(y == 1, len(y) / np.sum(y == -1), len(y) / np.sum(y == 1)),
-        "inverted ratio": lambda y: np.where(y == 1, np.sum(y == 1) / len(y), np.sum(y == -1) / len(y)),
-    },
     ("mse", "lms_update"): {
         "sign error": lambda a, z, m, eta: a - eta * (m - a @ z) * z,
         "perceptron-style": lambda a, z, m, eta: a + eta * z if a @ z <= m else a,
         "forgot eta": lambda a, z, m, eta: a + (m - a @ z) * z,
-    },
-    ("mse", "mse_gradient"): {
-        "missing factor 2": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
-            [y1 * (a1 * y1 + a2 * y2 - b), y2 * (a1 * y1 + a2 * y2 - b)]))(*_sym("a1 a2 z1 z2 beta")),
-        "sign error": lambda: (lambda a1, a2, y1, y2, b: sp.Matrix(
-            [2 * y1 * (b - a1 * y1 - a2 * y2), 2 * y2 * (b - a1 * y1 - a2 * y2)]))(*_sym("a1 a2 z1 z2 beta")),
-        "a scalar, not a Matrix": lambda: (lambda a1, a2, y1, y2, b: 2 * (a1 * y1 + a2 * y2 - b))(
-            *_sym("a1 a2 z1 z2 beta")),
     },
     ("logistic", "log_sigmoid"): {
         "naive formula": lambda z: np.log(1 / (1 + np.exp(-np.clip(z, -700, 700)))),

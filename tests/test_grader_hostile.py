@@ -31,7 +31,7 @@ HOSTILE = ROOT / "tests" / "hostile"
 SOLUTIONS = ROOT / "exercises" / "solutions"
 GRADE = str(Path(sys.executable).with_name("linclf-grade"))
 
-# expected score of each hostile submission on the "perceptron" set (14 points for the
+# expected score of each hostile submission on the "perceptron" set (the points of the
 # four exercises they were written for; none defines perceptron_experiment)
 EXPECTED = {
     "exit_zero.py": 0,
@@ -43,7 +43,9 @@ EXPECTED = {
     "forge_protocol.py": 0,
     "partly_honest.py": 7,  # perceptron_update (4) and novikoff_bound (3) are honest
     "kills_kernel.ipynb": 4,  # only perceptron_update is defined, after a cell that kills the worker
-    "messy_honest.ipynb": 14,  # correct functions among magics, plots and failing cells
+    # correct functions among magics, plots and failing cells: the four exercises it defines
+    "messy_honest.ipynb": sum(get_set("perceptron").max_points(e) for e in (
+        "perceptron_update", "perceptron_train", "batch_perceptron_step", "novikoff_bound")),
 }
 EXPECTED["files_and_proc.py"] = 0  # bubblewrap shows it no file to delete, as root or not
 

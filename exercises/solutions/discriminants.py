@@ -15,9 +15,12 @@ def signed_distance(X, w, b):
     return (X @ w + b) / np.linalg.norm(w)
 
 
-def origin_distance():
-    w1, w2, b = sp.symbols("w1 w2 b", real=True)
-    return b / sp.sqrt(w1**2 + w2**2)
+def line_through_points():
+    p1, p2, q1, q2, r1, r2 = sp.symbols("p1 p2 q1 q2 r1 r2", real=True)
+    # the direction d = r - q turned a quarter to the left is a normal w = (-d2, d1) that
+    # points to the left of d; the line is w^T (x - q) = 0 and the distance w^T (p - q) / ||w||
+    w = sp.Matrix([-(r2 - q2), r1 - q1])
+    return (w.T * sp.Matrix([p1 - q1, p2 - q2]))[0] / sp.sqrt(w.dot(w))
 
 
 def normalize_augmented(X, y):

@@ -42,18 +42,28 @@ def midpoint_bias(w, X, y):
     return -w @ (m_plus + m_minus) / 2
 
 
-def fisher_max_criterion():
+def mean_difference_efficiency():
     s1, s2 = sp.symbols("s1 s2", positive=True)
     d1, d2 = sp.symbols("d1 d2", real=True)
-    dm = sp.Matrix([d1, d2])
-    S_w = sp.diag(s1, s2)
-    return sp.simplify((dm.T * S_w.inv() * dm)[0, 0])
+    d, S_w = sp.Matrix([d1, d2]), sp.diag(s1, s2)
+    J_d = (d.T * d)[0] ** 2 / (d.T * S_w * d)[0]           # J_F at w = d
+    J_max = (d.T * S_w.inv() * d)[0]                       # the maximum, thm-fisher-max
+    rho = sp.simplify(J_d / J_max)
+    # rho depends on d only through t = d1^2 / (d1^2 + d2^2) in [0, 1]:
+    # rho = 1 / ((s1 t + s2 (1 - t)) (t / s1 + (1 - t) / s2)), whose denominator is a concave
+    # parabola in t, symmetric about t = 1/2 (swap t and 1 - t): the worst case is t = 1/2
+    t = sp.symbols("t", nonnegative=True)
+    rho_t = 1 / ((s1 * t + s2 * (1 - t)) * (t / s1 + (1 - t) / s2))
+    assert sp.simplify(rho.subs({d1: sp.sqrt(t), d2: sp.sqrt(1 - t)}) - rho_t) == 0
+    worst = sp.factor(sp.simplify(rho_t.subs(t, sp.Rational(1, 2))))
+    return rho, worst
 
 
 def bayes_rule_shared_covariance(X, y, p_plus):
-    # the error: the Bayes rule needs an estimate of the covariance, Sigma = S_w / N (maximum
-    # likelihood), not the plain sum S_w; with S_w, w is N times too short and the prior term
-    # counts N times too much
+    # the error: the maximum-likelihood estimate of a covariance shared by the two classes
+    # weights each class covariance by its size, Sigma = (n_+ C_+ + n_- C_-) / N = S_w / N;
+    # the plain average (C_+ + C_-) / 2 is it only when n_+ = n_- (and then the flawed code is
+    # right). With unequal sizes both w (its direction too) and b are wrong.
     m_p, m_n = _means(X, y)
     Sigma = within_class_scatter(X, y) / len(X)
     w = np.linalg.solve(Sigma, m_p - m_n)
@@ -140,7 +150,10 @@ def test_hidden_equality_case(f):
 def _bayes_wrong(scale, priors="given", invert=False):
     def wrong(X, y, p_plus):
         m_p, m_n = _means(X, y)
-        S = within_class_scatter(X, y) / (len(X) if scale == "N" else len(X) - 2 if scale == "N-2" else 1)
+        if scale == "average":
+            S = (np.cov(X[y == 1].T, bias=True) + np.cov(X[y == -1].T, bias=True)) / 2
+        else:
+            S = within_class_scatter(X, y) / (len(X) if scale == "N" else len(X) - 2 if scale == "N-2" else 1)
         w = np.linalg.solve(S, m_p - m_n)
         p = np.mean(y == 1) if priors == "frequencies" else p_plus
         log_ratio = np.log(p / (1 - p))
@@ -164,9 +177,30 @@ def _proof_wrong(which):
     return wrong
 
 
+def _efficiency_wrong(which):
+    def wrong():
+        s1, s2 = sp.symbols("s1 s2", positive=True)
+        d1, d2 = sp.symbols("d1 d2", real=True)
+        rho, worst = mean_difference_efficiency()
+        if which == "not normalised by the maximum":
+            rho = (d1**2 + d2**2) ** 2 / (s1 * d1**2 + s2 * d2**2)
+        elif which == "worst at an axis":          # the best case (rho = 1), taken for the worst
+            worst = sp.Integer(1)
+        elif which == "square root of the bound":
+            worst = 2 * sp.sqrt(s1 * s2) / (s1 + s2)
+        return rho, worst
+    return wrong
+
+
 WRONG = {
+    "mean_difference_efficiency": {
+        "J_F(d) alone": _efficiency_wrong("not normalised by the maximum"),
+        "the best case instead of the worst": _efficiency_wrong("worst at an axis"),
+        "the square root of the worst case": _efficiency_wrong("square root of the bound"),
+    },
     "bayes_rule_shared_covariance": {
-        "the flawed code: S_w instead of S_w / N": _bayes_wrong("1"),
+        "the flawed code: the unweighted average of the class covariances": _bayes_wrong("average"),
+        "S_w instead of S_w / N (chapter 2's trap)": _bayes_wrong("1"),
         "unbiased S_w / (N - 2)": _bayes_wrong("N-2"),
         "class frequencies instead of the priors": _bayes_wrong("N", priors="frequencies"),
         "prior ratio inverted": _bayes_wrong("N", invert=True),

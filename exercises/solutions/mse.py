@@ -20,19 +20,32 @@ def mse_solution(X, y, margins):
     return a[:-1], a[-1]
 
 
-def fisher_margins(y):
-    n, n_plus, n_minus = len(y), np.sum(y == 1), np.sum(y == -1)
-    return np.where(y == 1, n / n_plus, n / n_minus)
+def midpoint_margins(X, y):
+    # thm-mse-fisher with beta_+ + beta_- = 2: w* = s S_w^{-1} Delta does not depend on how the
+    # sum 2 is split, and b* = (beta_+ N_+ - beta_- N_-)/N - m^T w* grows with beta_+ at slope 1.
+    # The cut at the midpoint asks b* = -(m_+ + m_-)^T w* / 2; with m - (m_+ + m_-)/2 =
+    # (N_+ - N_-)/(2N) Delta this gives beta_+ = 2 N_-/N + (N_+ - N_-)/(2N) s J, J = Delta^T S_w^{-1} Delta
+    P, M = X[y == 1], X[y == -1]
+    n_p, n_m, n = len(P), len(M), len(X)
+    delta = P.mean(axis=0) - M.mean(axis=0)
+    S_w = (P - P.mean(0)).T @ (P - P.mean(0)) + (M - M.mean(0)).T @ (M - M.mean(0))
+    J = delta @ np.linalg.solve(S_w, delta)
+    k = n_p * n_m / n
+    s = 2 * k / (1 + k * J)
+    beta_p = 2 * n_m / n + (n_p - n_m) / (2 * n) * s * J
+    return np.where(y == 1, beta_p, 2 - beta_p)
 
 
 def lms_update(a, z, margin, eta):
     return a + eta * (margin - a @ z) * z
 
 
-def mse_gradient():
-    a1, a2, z1, z2, beta = sp.symbols("a1 a2 z1 z2 beta", real=True)
-    J = (a1 * z1 + a2 * z2 - beta) ** 2
-    return sp.Matrix([sp.diff(J, a1), sp.diff(J, a2)])
+def loo_score():
+    # without row i: Z^T Z - z z^T and Z^T beta - beta_i z; Sherman-Morrison, with A = Z^T Z,
+    # (A - z z^T)^{-1} = A^{-1} + A^{-1} z z^T A^{-1} / (1 - h), so
+    # z^T a_(-i) = (s - h beta) + h (s - h beta) / (1 - h) = (s - h beta) / (1 - h)
+    s, h, beta = sp.symbols("s h beta", real=True)
+    return (s - h * beta) / (1 - h)
 
 
 def ho_kashyap(X, y, eta=0.5, max_iter=10_000):
@@ -86,6 +99,36 @@ def test_hidden_slow_easy_and_three_features(f):
         assert_close(beta, beta_ref, "beta", rtol=1e-6)
 
 
+_X_MID3 = np.array([[0.2, 1.0, -0.5], [1.1, 0.4, 0.3], [2.0, 2.2, 1.0], [3.1, 1.0, 0.0], [2.4, 3.0, 1.5],
+                    [1.0, 3.1, 2.0], [3.5, 4.0, 1.0], [0.4, 2.6, 2.5], [2.9, 0.3, 0.8], [1.8, 1.4, -1.0]])
+_Y_MID3 = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0])
+
+
+@test("mse.midpoint_margins", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_equal_classes_and_three_features(f):
+    """Equal class sizes: the midpoint is the overall mean, beta = 1; then 7 against 3 in 3-D."""
+    assert_close(f(_X_MID3, _Y_MID3), np.ones(10), "margins")
+    y = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+    assert_close(f(_X_MID3, y), midpoint_margins(_X_MID3, y), "margins")
+
+
+@test("mse.loo_score", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_left_out_scores_against_refits(f):
+    """The expression, at every sample of a data set, against N refits without that sample."""
+    from linclf_grader.framework import read_expr
+
+    got = read_expr(f(), "the left-out score")
+    Z = _Z(_X_MID3, _Y_MID3)
+    beta = np.linspace(0.5, 2.0, len(Z))
+    a = np.linalg.pinv(Z) @ beta
+    H = Z @ np.linalg.solve(Z.T @ Z, Z.T)
+    for i in range(len(Z)):
+        keep = np.arange(len(Z)) != i
+        refit = Z[i] @ (np.linalg.pinv(Z[keep]) @ beta[keep])
+        at = {sp.Symbol("s"): Z[i] @ a, sp.Symbol("h"): H[i, i], sp.Symbol("beta"): beta[i]}
+        assert_close(complex(got.xreplace(at).evalf()).real, refit, "the left-out score", rtol=1e-8)
+
+
 # complete masking: the middle class (label 0 here) is never predicted; samples shuffled
 _X_MASKED = np.array([[-1.6, -0.2], [-0.9, -0.5], [0.3, 0.7], [-1.1, -0.3], [-1.9, -1.1], [1.5, 1.2],
                       [1.7, 1.2], [1.9, 2.0], [-0.4, 0.0], [-2.4, -0.7], [-2.5, -1.9], [2.6, 1.1],
@@ -129,6 +172,27 @@ def _hk_wrong(step="positive part", labels=True):
     return wrong
 
 
+def _midpoint_wrong(which):
+    def wrong(X, y):
+        if which == "overall mean":                     # the margins N/N_+, N/N_- scaled to sum 2
+            n, n_p = len(y), np.sum(y == 1)
+            b_p, b_m = n / n_p, n / (n - n_p)
+            return np.where(y == 1, 2 * b_p / (b_p + b_m), 2 * b_m / (b_p + b_m))
+        if which == "unit margins":
+            return np.ones(len(y))
+        m = midpoint_margins(X, y)                      # the labels' roles swapped
+        return 2 - m
+    return wrong
+
+
+def _loo_wrong(which):
+    def wrong():
+        s, h, beta = sp.symbols("s h beta", real=True)
+        return {"no denominator": s - h * beta, "plus sign": (s - h * beta) / (1 + h),
+                "beta forgotten": s / (1 - h)}[which]
+    return wrong
+
+
 def _masking_wrong(mistake):
     def wrong(X, y):
         X_tilde = X if mistake == "no intercept" else np.hstack([X, np.ones((len(X), 1))])
@@ -149,6 +213,16 @@ def _masking_wrong(mistake):
 
 
 WRONG = {
+    "midpoint_margins": {
+        "the overall mean's margins": _midpoint_wrong("overall mean"),
+        "margins 1": _midpoint_wrong("unit margins"),
+        "classes swapped": _midpoint_wrong("swapped"),
+    },
+    "loo_score": {
+        "no denominator": _loo_wrong("no denominator"),
+        "1 + h": _loo_wrong("plus sign"),
+        "the margin forgotten": _loo_wrong("beta forgotten"),
+    },
     "ho_kashyap": {
         "plain gradient step on beta (e, not its positive part)": _hk_wrong(step="plain gradient"),
         "labels not applied (x_tilde instead of z)": _hk_wrong(labels=False),

@@ -5,6 +5,7 @@ Also the set's hidden tests (``--tests exercises/solutions``) and typical wrong 
 """
 
 import numpy as np
+import sympy as sp
 
 from linclf_grader import test
 from linclf_grader.framework import assert_close, assert_equal, unpack
@@ -45,9 +46,31 @@ def novikoff_bound(X, y, w, b):
     return (R / gamma) ** 2
 
 
+# 0: Novikoff with u = the final (w, b) normalised, which separates (a pass without a mistake);
+# 1: every separating (w, b) gives a valid bound, so none is below the count;
+# 2: from zero the corrections are the same for every eta (ex-perceptron-eta);
+# 3: the augmented vectors change, and with them the run (see the hidden test's example)
+CLAIMS = [True, False, False, True]
+
+
 def perceptron_experiment(X, y):
     w, b, n = perceptron_train(X, y, eta=1.0, max_epochs=10_000)
-    return n, novikoff_bound(X, y, w, b)
+    return n, novikoff_bound(X, y, w, b), [True, False, False, True]   # CLAIMS
+
+
+def novikoff_any_start():
+    gamma, R, eta, n0 = sp.symbols("gamma R eta n0", positive=True)
+    beta = sp.symbols("beta", nonnegative=True)
+    c = sp.symbols("c", real=True)
+    k = sp.symbols("k", nonnegative=True)
+    # after k corrections: u^T a_k >= c + k eta gamma, and, since each correction is made at
+    # a^T z <= beta, ||a_k||^2 <= n0^2 + 2 k eta beta + k eta^2 R^2.  Where c + k eta gamma >= 0,
+    # Cauchy-Schwarz (u^T a_k <= ||a_k||) squared gives q(k) <= 0 for the quadratic below, whose
+    # leading coefficient is positive; q <= 0 at k = 0 (c^2 <= n0^2) and at k = -c/(eta gamma)
+    # when c < 0, so the allowed k end at the larger root.
+    q = (c + k * eta * gamma) ** 2 - (n0**2 + 2 * k * eta * beta + k * eta**2 * R**2)
+    A, B, C = (sp.expand(q).coeff(k, j) for j in (2, 1, 0))
+    return sp.simplify((-B + sp.sqrt(B**2 - 4 * A * C)) / (2 * A))
 
 
 # --------------------------------------------------------------------------
@@ -71,10 +94,37 @@ def test_hidden_many_epochs_and_a_tie(f):
 
 @test("perceptron.perceptron_experiment", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_experiment_on_slow_data(f):
-    n_ref, bound_ref = perceptron_experiment(X_SLOW, Y_SLOW)
-    n, bound = unpack(f(X_SLOW, Y_SLOW), 2, "the result")
+    n_ref, bound_ref, _ = perceptron_experiment(X_SLOW, Y_SLOW)
+    n, bound, _ = unpack(f(X_SLOW, Y_SLOW), 3, "the result")
     assert_equal(n, n_ref, "n_updates")
     assert_close(bound, bound_ref, "the bound", rtol=1e-7)
+
+
+@test("perceptron.perceptron_experiment", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_the_conclusions(f):
+    """The four verdicts, all or nothing; the message says only that one is wrong."""
+    _, _, claims = unpack(f(X_SLOW, Y_SLOW), 3, "the result")
+    if not isinstance(claims, (list, tuple)) or len(claims) != 4:
+        raise AssertionError("claims should be a list of 4 booleans")
+    if not all(isinstance(v, (bool, np.bool_)) for v in claims):
+        raise AssertionError("claims should be a list of 4 booleans (True or False)")
+    if [bool(v) for v in claims] != CLAIMS:
+        raise AssertionError("at least one of your four verdicts is wrong")
+
+
+@test("perceptron.novikoff_any_start", points=3, hidden=True, visibility="after_due_date")
+def test_hidden_count_where_the_start_points_away(f):
+    """At numbers with c < 0 (a start pointing away from u) and with a_0 along u (c = n0)."""
+    from linclf_grader.framework import read_expr
+    from linclf_grader.symbolic import parse_expr_safely
+
+    got, ref = read_expr(f(), "k"), parse_expr_safely(str(novikoff_any_start()))
+    for point in ({"gamma": 0.5, "R": 3.0, "eta": 0.2, "beta": 1.0, "c": -2.0, "n0": 2.5},
+                  {"gamma": 1.0, "R": 2.0, "eta": 1.0, "beta": 0.0, "c": 4.0, "n0": 4.0},
+                  {"gamma": 0.1, "R": 1.0, "eta": 3.0, "beta": 0.5, "c": -0.3, "n0": 0.3}):
+        at = {sp.Symbol(k): v for k, v in point.items()}
+        assert_close(complex(got.xreplace(at).evalf()).real, float(ref.xreplace(at).evalf()),
+                     "k at a start that points away from u", rtol=1e-9)
 
 
 # --------------------------------------------------------------------------
@@ -92,15 +142,52 @@ def _experiment_wrong(bias_in_bound=True, strict=False):
             if mistakes == 0:
                 break
         if bias_in_bound:
-            return n, novikoff_bound(X, y, w, b)
+            return n, novikoff_bound(X, y, w, b), list(CLAIMS)
         gamma = np.min(y * (X @ w + b)) / np.linalg.norm(w)
-        return n, (np.linalg.norm(X, axis=1).max() / gamma) ** 2
+        return n, (np.linalg.norm(X, axis=1).max() / gamma) ** 2, list(CLAIMS)
     return wrong
 
+
+def _claims_wrong(flip):
+    def wrong(X, y):
+        n, bound, claims = perceptron_experiment(X, y)
+        claims[flip] = not claims[flip]
+        return n, bound, claims
+    return wrong
+
+
+def _count_wrong(which):
+    def wrong():
+        gamma, R, eta, n0 = sp.symbols("gamma R eta n0", positive=True)
+        beta, c = sp.symbols("beta c", real=True)
+        B = R**2 * eta + 2 * beta - 2 * c * gamma
+        D = B**2 + 4 * gamma**2 * (n0**2 - c**2)
+        if which == "smaller root":
+            return (B - sp.sqrt(D)) / (2 * gamma**2 * eta)
+        if which == "eta instead of eta**2":         # ||a_k||^2 <= n0^2 + 2 k eta beta + k eta R^2
+            B = R**2 + 2 * beta - 2 * c * gamma
+            return (B + sp.sqrt(B**2 + 4 * gamma**2 * (n0**2 - c**2))) / (2 * gamma**2 * eta)
+        if which == "margin forgotten":
+            B = R**2 * eta - 2 * c * gamma
+            return (B + sp.sqrt(B**2 + 4 * gamma**2 * (n0**2 - c**2))) / (2 * gamma**2 * eta)
+        return (n0**2 + 2 * beta / eta + R**2) / gamma**2     # "start ignored in the projection"
+    return wrong
+
+
+# wrong verdicts (only the hidden test sees them): CLAIMS_WRONG, checked by the independent keys
+CLAIMS_WRONG = {"another hyperplane can give a smaller bound": _claims_wrong(1),
+                "the step changes the count from zero": _claims_wrong(2),
+                "shifting cannot change the count": _claims_wrong(3)}
 
 WRONG = {
     "perceptron_experiment": {
         "bound without augmenting": _experiment_wrong(bias_in_bound=False),
         "boundary point not a mistake": _experiment_wrong(strict=True),
+    },
+    "novikoff_any_start": {
+        "the smaller root": _count_wrong("smaller root"),
+        "eta instead of eta squared": _count_wrong("eta instead of eta**2"),
+        "the margin forgotten": _count_wrong("margin forgotten"),
+        "the start ignored along u": _count_wrong("start ignored"),
     },
 }

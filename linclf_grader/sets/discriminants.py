@@ -37,17 +37,18 @@ SET.exercise(
 )
 
 SET.exercise(
-    "origin_distance",
-    title="Distance of the origin, symbolically",
-    signature="def origin_distance():",
-    kind="formula",
+    "line_through_points",
+    title="A line given by two of its points",
+    signature="def line_through_points():",
+    kind="derivation",
     doc=r"""
-    The signed distance of the origin to the line w1*x1 + w2*x2 + b = 0.
+    The signed distance of the point p = (p1, p2) to the line through the
+    two distinct points q = (q1, q2) and r = (r1, r2), positive when p lies
+    to the left of the direction from q to r.
 
-    Return a sympy expression in the symbols w1, w2, b (positive on the side
-    where w1*x1 + w2*x2 + b > 0).
+    Return a sympy expression in p1, p2, q1, q2, r1, r2.
     """,
-    stub="""w1, w2, b = sp.symbols("w1 w2 b", real=True)
+    stub="""p1, p2, q1, q2, r1, r2 = sp.symbols("p1 p2 q1 q2 r1 r2", real=True)
 return None  # replace None by your expression""",
 )
 
@@ -73,7 +74,8 @@ SET.exercise(
     "ovr_predict",
     title="One-vs-rest with a reject option",
     signature="def ovr_predict(W, b, X):",
-    kind="implementation",
+    # the rule is stated in full on the page: vectorising it is transcription
+    kind="formula",
     doc=r"""
     Predict with c one-vs-rest scores f_k(x) = W[k] @ x + b[k].
 
@@ -195,9 +197,10 @@ def test_three_dimensions(f):
     assert_close(f(X, np.array([1.0, -2.0, 2.0]), 1.5), [2.5, 0.5, -1.0 / 6.0], "r")
 
 
-@test("origin_distance", points=2)
-def test_origin_distance(f):
-    assert_expr(f(), "b/sqrt(w1**2 + w2**2)", ["w1", "w2", "b"], "the distance")
+@test("line_through_points", points=2)
+def test_line_through_points(f):
+    assert_expr(f(), "((r1 - q1)*(p2 - q2) - (r2 - q2)*(p1 - q1))/sqrt((r1 - q1)**2 + (r2 - q2)**2)",
+                ["p1", "p2", "q1", "q2", "r1", "r2"], "the signed distance")
 
 
 @test("normalize_augmented", points=1)

@@ -91,26 +91,32 @@ SET.exercise(
 )
 
 SET.exercise(
-    "fisher_max_criterion",
-    kind="formula",
-    title="The best value of the criterion, symbolically",
-    signature="def fisher_max_criterion():",
+    "mean_difference_efficiency",
+    kind="derivation",
+    title="How much does ignoring S_w cost?",
+    signature="def mean_difference_efficiency():",
     doc=r"""
-    In two dimensions, with S_w = diag(s1, s2) (s1, s2 > 0) and
-    m_+ - m_- = (d1, d2), return max_w J_F(w) as a sympy expression in
-    s1, s2, d1, d2.  (Hint: substitute the optimal w into J_F.)
+    The efficiency rho = J_F(d) / max_w J_F(w) of the mean difference
+    d = m_+ - m_- = (d1, d2) as a direction, for S_w = diag(s1, s2)
+    (s1, s2 > 0), and its smallest value over all d != 0.
+
+    Returns
+    -------
+    (rho, worst) : rho a sympy expression in s1, s2, d1, d2;
+                   worst a sympy expression in s1, s2
     """,
     stub="""s1, s2 = sp.symbols("s1 s2", positive=True)
 d1, d2 = sp.symbols("d1 d2", real=True)
-return None  # replace None by your expression""",
+return None  # replace None by the tuple (rho, worst)""",
 )
-
 
 
 def _gaussian_pair(rng):
     """Two Gaussian classes with one shared covariance, two decimals, unequal sizes, a prior."""
     while True:
         n_pos, n_neg = rng.integers(5, 10, size=2)
+        if n_pos == n_neg:      # the flawed code of the exercise is right for equal sizes
+            continue
         L = np.array([[1.0, 0.0], [rng.uniform(-0.8, 0.8), 1.0]]) * rng.uniform(0.5, 1.2, 2)
         shift = rng.normal(size=2)
         shift *= rng.uniform(1.5, 3.0) / np.linalg.norm(shift)
@@ -136,15 +142,18 @@ SET.exercise(
     covariance, all parameters estimated by maximum likelihood, with the
     given prior P(+1) = p_plus (and P(-1) = 1 - p_plus).
 
-    The code below transcribes the source's Bayes threshold.  It is meant to
-    return (w, b) such that w @ x + b is the estimated log ratio
-    ln[p(x | +1) P(+1) / (p(x | -1) P(-1))], decide +1 where it is positive.
-    It decides wrongly when the priors differ.  Find the error, and return
+    The code below is meant to return (w, b) such that w @ x + b is the
+    estimated log ratio ln[p(x | +1) P(+1) / (p(x | -1) P(-1))], decide +1
+    where it is positive.  It contains one error: on some data sets its
+    rule is exactly right, on others it is not.  Find the error, and return
     the corrected (w, b):
 
-        m_p, m_n = X[y == 1].mean(axis=0), X[y == -1].mean(axis=0)
-        S_w = within_class_scatter(X, y)      # S_+ + S_-
-        w = np.linalg.solve(S_w, m_p - m_n)
+        X_p, X_n = X[y == 1], X[y == -1]
+        m_p, m_n = X_p.mean(axis=0), X_n.mean(axis=0)
+        # the shared covariance, estimated by maximum likelihood from
+        # the two class covariances
+        Sigma = (np.cov(X_p.T, bias=True) + np.cov(X_n.T, bias=True)) / 2
+        w = np.linalg.solve(Sigma, m_p - m_n)
         b = -(m_p + m_n) @ w / 2 + np.log(p_plus / (1 - p_plus))
 
     Returns
@@ -238,9 +247,17 @@ def test_bias_three_features(f):
     assert_close(f(np.array([0.5, 1.0, -2.0]), X_3D, Y_3D), 0.375, "b")
 
 
-@test("fisher_max_criterion", points=2)
-def test_max_criterion(f):
-    assert_expr(f(), "d1**2/s1 + d2**2/s2", ["s1", "s2", "d1", "d2"], "max J_F",
+@test("mean_difference_efficiency", points=1)
+def test_efficiency(f):
+    rho, _ = unpack(f(), 2, "the result (rho, worst)")
+    assert_expr(rho, "(d1**2 + d2**2)**2/((s1*d1**2 + s2*d2**2)*(d1**2/s1 + d2**2/s2))",
+                ["s1", "s2", "d1", "d2"], "rho", positive=["s1", "s2"])
+
+
+@test("mean_difference_efficiency", points=2)
+def test_worst_case(f):
+    _, worst = unpack(f(), 2, "the result (rho, worst)")
+    assert_expr(worst, "4*s1*s2/(s1 + s2)**2", ["s1", "s2"], "the worst case of rho",
                 positive=["s1", "s2"])
 
 

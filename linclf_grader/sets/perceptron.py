@@ -1,4 +1,5 @@
-"""Exercise set "perceptron" (chapter 3): updates, training, the batch rule, Novikoff's bound.
+"""Exercise set "perceptron" (chapter 3): updates, training, the batch rule, Novikoff's bound,
+and its count from any start with a margin.
 
 Expected values below were computed once from the reference solutions (kept
 out of the package) and are stored as literals: the public tests contain no
@@ -7,11 +8,12 @@ algorithm code.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_float, assert_close, assert_equal, assert_raises, test,
-                         unpack)
+from ..framework import (ExerciseSet, as_float, assert_close, assert_equal, assert_expr, assert_raises,
+                         read_expr, test, unpack)
 from ..quiet import assert_close_quiet, assert_equal_quiet
 
-SET = ExerciseSet("perceptron", "The perceptron", "03_perceptron")
+SET = ExerciseSet("perceptron", "The perceptron", "03_perceptron",
+                  preamble="import numpy as np\nimport sympy as sp\n")
 
 SET.exercise(
     "perceptron_update",
@@ -43,7 +45,8 @@ SET.exercise(
     "perceptron_train",
     title="Training the perceptron, cyclically",
     signature="def perceptron_train(X, y, eta=1.0, max_epochs=100):",
-    kind="implementation",
+    # the loop is spelled out on the page: transcription, whatever its length
+    kind="formula",
     hidden_tests=1,
     doc=r"""
     Train a perceptron from w = 0, b = 0 by cyclic passes over the data.
@@ -110,19 +113,53 @@ SET.exercise(
     signature="def perceptron_experiment(X, y):",
     kind="experiment",
     variant=_separable_cloud,
-    hidden_tests=1,
+    hidden_tests=2,
     doc=r"""
     Run the perceptron of ``perceptron_train`` (from zero, eta = 1, cyclic
     order, until a pass without a mistake) on ``(X, y)``, then evaluate
     Novikoff's bound at the hyperplane it found.
 
+    Then state your conclusions: for each statement below, True or False.
+
+    0. n_updates <= bound holds on every linearly separable data set,
+       not only on yours.
+    1. On the same data, the bound evaluated at some other separating
+       (w, b) can be smaller than n_updates.
+    2. Run from zero with eta = 2 instead of 1, the perceptron makes a
+       different number of updates on the same data.
+    3. Adding one same vector to every sample (shifting the data) can
+       change the number of updates.
+
     Returns
     -------
-    (n_updates, bound) : int, float
-        The number of updates made, and (R / gamma)**2 for the final
-        (w, b) with augmented vectors.  Look at the two numbers for your
-        data: must ``n_updates <= bound`` hold, and why?
+    (n_updates, bound, claims) : int, float, list of 4 bool
+        The number of updates made, (R / gamma)**2 for the final (w, b)
+        with augmented vectors, and your verdicts on statements 0 to 3.
     """,
+)
+
+
+SET.exercise(
+    "novikoff_any_start",
+    title="Novikoff's count from any start, with a margin",
+    signature="def novikoff_any_start():",
+    kind="derivation",
+    hidden_tests=1,
+    doc=r"""
+    The largest number k of corrections of the fixed-increment rule with
+    margin (correct a when a^T z_i <= beta, a <- a + eta z_i) that the two
+    inequalities of Novikoff's proof allow, started at any a_0.
+
+    u is a unit vector with u^T z_i >= gamma > 0 for every i,
+    R = max_i ||z_i||, c = u^T a_0 and n0 = ||a_0||; the step eta > 0 and
+    the margin beta >= 0 are constant.  Return k as a sympy expression in
+    gamma, R, eta, beta, c, n0 (check: it is (R / gamma)**2 when
+    a_0 = 0 and beta = 0).
+    """,
+    stub="""gamma, R, eta, n0 = sp.symbols("gamma R eta n0", positive=True)
+beta = sp.symbols("beta", nonnegative=True)
+c = sp.symbols("c", real=True)
+return None  # replace None by your expression""",
 )
 
 # the worked example of the lecture notes: x1, x2 positive, x3 negative
@@ -166,7 +203,7 @@ def test_step_size_scales_both_w_and_b(f):
     assert_close(b, 0.75, "b_new")
 
 
-@test("perceptron_train", points=2)
+@test("perceptron_train", points=1)
 def test_worked_example_of_the_lecture_notes(f):
     w, b, n = unpack(f(X_EX, Y_EX, eta=1.0, max_epochs=100), 3, "the result (w, b, n_updates)")
     assert_close(w, [1.0, 1.0], "w")
@@ -174,7 +211,7 @@ def test_worked_example_of_the_lecture_notes(f):
     assert_equal(n, 7, "n_updates")
 
 
-@test("perceptron_train", points=2)
+@test("perceptron_train", points=1)
 def test_three_features_half_step(f):
     w, b, n = unpack(f(X_3D, Y_3D, eta=0.5, max_epochs=100), 3, "the result (w, b, n_updates)")
     assert_close(w, [0.75, -2.25, 0.0], "w")
@@ -184,7 +221,7 @@ def test_three_features_half_step(f):
 
 @test("perceptron_experiment", points=1)
 def test_experiment_on_the_worked_example(f):
-    n, bound = unpack(f(X_EX, Y_EX), 2, "the result (n_updates, bound)")
+    n, bound, _ = unpack(f(X_EX, Y_EX), 3, "the result (n_updates, bound, claims)")
     assert_equal(n, 7, "n_updates")
     assert_close(bound, 286.0, "the bound", rtol=1e-9)
 
@@ -199,12 +236,12 @@ def test_experiment_on_your_own_data(f, data):
     a = np.append(model.coef_[0], model.intercept_[0])
     X_hat = np.hstack([X, np.ones((len(X), 1))])
     bound = (np.linalg.norm(X_hat, axis=1).max() * np.linalg.norm(a) / (y * (X_hat @ a)).min()) ** 2
-    n, got = unpack(f(X, y), 2, "the result (n_updates, bound)")
+    n, got, _ = unpack(f(X, y), 3, "the result (n_updates, bound, claims)")
     assert_equal_quiet(n, int(model.n_updates_), "n_updates on your data")
     assert_close_quiet(got, bound, "the bound on your data", rtol=1e-7)
 
 
-@test("batch_perceptron_step", points=1)
+@test("batch_perceptron_step", points=0.5)
 def test_batch_from_zero_every_sample_is_a_mistake(f):
     w, b, n = unpack(f(np.zeros(2), 0.0, X_EX, Y_EX, eta=1.0), 3, "the result (w, b, n_mistakes)")
     assert_close(w, [6.0, 5.0], "w_new")
@@ -212,7 +249,7 @@ def test_batch_from_zero_every_sample_is_a_mistake(f):
     assert_equal(n, 3, "n_mistakes")
 
 
-@test("batch_perceptron_step", points=1)
+@test("batch_perceptron_step", points=0.5)
 def test_batch_one_mistake(f):
     w, b, n = unpack(f(np.array([1.0, 1.0]), -1.0, X_EX, Y_EX, eta=1.0), 3,
                      "the result (w, b, n_mistakes)")
@@ -244,3 +281,25 @@ def test_bound_three_features(f):
 @test("novikoff_bound", points=1)
 def test_raises_when_not_separating(f):
     assert_raises(f, "ValueError", X_EX, Y_EX, np.array([1.0, 1.0]), -7.0)
+
+
+_NOVIKOFF_SYMBOLS = ["gamma", "R", "eta", "beta", "c", "n0"]
+
+
+@test("novikoff_any_start", points=1)
+def test_count_from_zero_with_a_margin(f):
+    """c = n0 = 0: the start is the origin, only the margin and the step are left."""
+    from ..symbolic import compare_expr, parse_expr_safely
+
+    got = read_expr(f(), "k").subs({"c": 0, "n0": 0})
+    ok, msg = compare_expr(got, parse_expr_safely("(R**2 + 2*beta/eta)/gamma**2"), _NOVIKOFF_SYMBOLS,
+                           positive=["gamma", "R", "eta", "beta"])
+    if not ok:
+        raise AssertionError(f"k at a_0 = 0: {msg}")
+
+
+@test("novikoff_any_start", points=3)
+def test_count_from_any_start(f):
+    assert_expr(f(), "((R**2*eta + 2*beta - 2*c*gamma) + sqrt((R**2*eta + 2*beta - 2*c*gamma)**2"
+                     " + 4*gamma**2*(n0**2 - c**2)))/(2*gamma**2*eta)",
+                _NOVIKOFF_SYMBOLS, "k", positive=["gamma", "R", "eta", "beta", "n0"])
