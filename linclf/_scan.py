@@ -98,14 +98,16 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense):
             return _plain_loop(rows[k:] if k else rows, a, eta, margin, mistakes)
         scores = Zo[k:k + block].dot(a)
         band = rounding * norm_a
-        hit = int((scores <= margin + band).argmax())
-        if scores[hit] > margin + band:     # no candidate in the block
+        high = margin + band
+        hit = int((scores <= high).argmax())
+        score = float(scores[hit])
+        if score > high:                    # no candidate in the block
             k += block
             block = min(4096, 2 * block)
             continue
         # below the band it is a mistake whatever the rounding; within it the
         # per-sample test decides
-        if scores[hit] < margin - band or a.dot(rows[k + hit]) <= margin:
+        if score < margin - band or a.dot(rows[k + hit]) <= margin:
             a = a + rows[k + hit] if eta == 1.0 else a + eta * rows[k + hit]
             norm_a += step
             mistakes += 1
