@@ -208,6 +208,12 @@ def _subgradient(X, y_pm, C, eta, max_iter, batch, rng, tol):
     return best, curve, t, gap
 
 
+def _step_scale(Xc, C):
+    """:math:`C N \max_i\lVert\mathbf x_i\rVert^2` for centred ``Xc``: Pegasos' error bound
+    after ``t`` steps is of the order of this over ``t`` (``R^2 / (lambda t)``, ``lambda = 1/(CN)``)."""
+    return C * Xc.shape[0] * float(np.einsum("ij,ij->i", Xc, Xc).max(initial=0.0))
+
+
 def _dual_coordinate_descent(X, y_pm, C, s, tol, max_iter, rng):
     """Hsieh et al. (2008), L1 loss; returns ``(alpha, w_tilde, epochs, converged, curve, gap)``.
 
@@ -419,9 +425,10 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
                 f"its objective {best[0]:.6g} may exceed the optimum by "
                 + (f"up to {100 * self.gap_ / (1 - self.gap_):.3g} %. " if self.gap_ < 0.5 else
                    "an unknown factor (the dual estimate certifies little). ")
-                + "Subgradient steps converge slowly (as 1/t at best); for the exact "
-                "optimum use solver='dcd' or SVC(kernel='linear'), or standardise X, or "
-                "increase max_iter.",
+                + "Subgradient steps converge slowly (as 1/t at best), and their bound "
+                f"grows with C N max||x_i - mean||^2 = {_step_scale(X - mu, p['C']):.2g} "
+                "here: standardise X if its features are large, or use solver='dcd' or "
+                "SVC(kernel='linear') for the exact optimum; more iterations help only as 1/t.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
