@@ -209,8 +209,11 @@ def _subgradient(X, y_pm, C, eta, max_iter, batch, rng, tol):
 
 
 def _step_scale(Xc, C):
-    """:math:`C N \max_i\lVert\mathbf x_i\rVert^2` for centred ``Xc``: Pegasos' error bound
-    after ``t`` steps is of the order of this over ``t`` (``R^2 / (lambda t)``, ``lambda = 1/(CN)``)."""
+    r""":math:`C N \max_i\lVert\mathbf x_i\rVert^2` for centred ``Xc``.
+
+    Pegasos' error bound after ``t`` steps is of the order of this over ``t``
+    (:math:`R^2 / (\lambda t)` with :math:`\lambda = 1/(CN)`).
+    """
     return C * Xc.shape[0] * float(np.einsum("ij,ij->i", Xc, Xc).max(initial=0.0))
 
 
@@ -288,7 +291,7 @@ def _dcd_block(Z, w, block, alpha, Q_diag, C):
 
 
 def _dcd_gap(w, alpha, Z, C):
-    """``(J_s, gap, G)``: the primal of ``w_tilde``, its duality gap with ``alpha``, the dual gradient."""
+    """``(J_s, gap, G)``: the primal of ``w_tilde``, its gap with ``alpha``, the dual gradient."""
     ww = float(w @ w)
     G = Z @ w - 1.0
     J = 0.5 * ww + C * float(np.maximum(0.0, -G).sum())
