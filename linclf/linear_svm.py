@@ -24,7 +24,8 @@ dual (:class:`linclf.SVC`) pays for its :math:`N\times N` kernel rows:
   minimiser :math:`\alpha_i \leftarrow \operatorname{clip}_{[0, C]}(\alpha_i - G_i/Q_{ii})` with
   :math:`G_i = y_i\tilde{\mathbf w}^\top\tilde{\mathbf x}_i - 1`, and
   :math:`\tilde{\mathbf w} = \sum_i\alpha_iy_i\tilde{\mathbf x}_i` is kept up to date, so a step
-  costs :math:`O(d)`.
+  costs :math:`O(d)` (here a block of steps shares one small Gram matrix instead, see
+  ``_dcd_block``).
 """
 
 from __future__ import annotations
@@ -39,10 +40,8 @@ from .base import BaseEstimator, LinearClassifierMixin
 
 __all__ = ["LinearSVM", "primal_objective", "dcd_objective", "duality_gap"]
 
-#: DCD brings every shrunk variable back when the active set has converged and, as a
-#: safeguard against one shrunk too early, every PERIODIC epochs (more often costs
-#: full passes: every 10 epochs made the benchmark's fits 1.5 times slower)
-PERIODIC = 50
+#: DCD's passes over the free variables after each epoch over the KKT violators
+FREE_SWEEPS = 3
 
 
 def primal_objective(w, b, X, y, C):
@@ -209,90 +208,94 @@ def _subgradient(X, y_pm, C, eta, max_iter, batch, rng, tol):
     return best, curve, t, gap
 
 
-def _dual_coordinate_descent(X, y_pm, C, s, tol, max_iter, rng):
-    """Hsieh et al. (2008), L1 loss, with shrinking; returns ``(alpha, w_tilde, epochs, converged, curve, gap)``.
+def _step_scale(Xc, C):
+    r""":math:`C N \max_i\lVert\mathbf x_i\rVert^2` for centred ``Xc``.
 
-    Stops when the duality gap :math:`J_s(\\tilde{\\mathbf w}) - D_s(\\boldsymbol\\alpha)`,
-    computed on all samples after every epoch, is at most ``tol`` times :math:`J_s`:
-    a bound on the relative distance to the optimum, whatever the scale of X.
+    Pegasos' error bound after ``t`` steps is of the order of this over ``t``
+    (:math:`R^2 / (\lambda t)` with :math:`\lambda = 1/(CN)`).
+    """
+    return C * Xc.shape[0] * float(np.einsum("ij,ij->i", Xc, Xc).max(initial=0.0))
+
+
+def _dual_coordinate_descent(X, y_pm, C, s, tol, max_iter, rng):
+    """Hsieh et al. (2008), L1 loss; returns ``(alpha, w_tilde, epochs, converged, curve, gap)``.
+
+    Each epoch visits, in a fresh random order, the dual variables whose projected
+    gradient was nonzero at the epoch's start (the others sit at a bound their
+    gradient pushes them against, or at the optimum of their coordinate: a step would
+    not move them). This is shrinking in the sense of LIBLINEAR, decided afresh every
+    epoch from the gradients the duality gap needs anyway: a variable whose gradient
+    turns during the epoch is visited in the next one, and if no variable is visited
+    the KKT conditions hold and the gap is zero. Each epoch ends with ``FREE_SWEEPS``
+    passes over the free variables (``0 < alpha_i < C``). The solver stops when the duality gap
+    :math:`J_s(\\tilde{\\mathbf w}) - D_s(\\boldsymbol\\alpha)` is at most ``tol`` times
+    :math:`J_s`: a bound on the relative distance to the optimum, whatever the scale of X.
     """
     n, d = X.shape
-    Xt = np.column_stack([X, np.full(n, s)])
-    Q_diag = np.einsum("ij,ij->i", Xt, Xt).tolist()
-    alpha = [0.0] * n
-    y = y_pm.tolist()
+    Z = np.column_stack([X, np.full(n, s)]) * y_pm[:, None]   # z_i = y_i x~_i
+    Q_diag = np.einsum("ij,ij->i", Z, Z)                      # > 0: s > 0
+    alpha = np.zeros(n)
     w = np.zeros(d + 1)
-    rows = list(Xt)  # row views: indexing a list is cheaper than a 2-D array per step
-    buf = np.empty(d + 1)
-    multiply, add = np.multiply, np.add
+    # a block's Gram matrix costs m (d + 1) flops per coordinate: keep it near the
+    # cost of the two length-(d + 1) vector operations per update it replaces
+    m = int(min(64, max(4, 2048 // (d + 1))))
     curve = []
-    converged = False
-    gap = np.inf
-    epoch = 0
-    active = list(range(n))
-    # shrinking (LIBLINEAR's): a variable at a bound whose gradient points out of
-    # the box by more than the last epoch's largest violation is set aside
-    pg_max_old, pg_min_old = np.inf, -np.inf
-    inf = np.inf
-    first_spread = None
+    G = -np.ones(n)                                           # z_i^T w - 1 at w = 0
     for epoch in range(1, max_iter + 1):
-        pg_max, pg_min = -inf, inf
-        order = rng.permutation(len(active)).tolist()
-        keep = []
-        for k in order:
-            i = active[k]
-            x_i = rows[i]
-            y_i = y[i]
-            a_i = alpha[i]
-            G = y_i * float(w.dot(x_i)) - 1.0  # the method: np.dot costs more per call
-            if a_i == 0.0:
-                if G > pg_max_old:
-                    continue  # shrunk
-                PG = G if G < 0.0 else 0.0
-            elif a_i == C:
-                if G < pg_min_old:
-                    continue  # shrunk
-                PG = G if G > 0.0 else 0.0
-            else:
-                PG = G
-            keep.append(i)
-            if PG > pg_max:
-                pg_max = PG
-            if PG < pg_min:
-                pg_min = PG
-            if PG != 0.0 and Q_diag[i] > 0.0:
-                a_new = a_i - G / Q_diag[i]
-                a_new = 0.0 if a_new < 0.0 else C if a_new > C else a_new
-                multiply(x_i, (a_new - a_i) * y_i, out=buf)
-                add(w, buf, out=w)
-                alpha[i] = a_new
-        J, gap = _dcd_gap(w, alpha, Xt, y_pm, C)
+        PG = np.where(alpha <= 0.0, np.minimum(G, 0.0), np.where(alpha >= C, np.maximum(G, 0.0), G))
+        w = _sweep(Z, w, np.flatnonzero(PG), alpha, Q_diag, C, m, rng)
+        # the free variables are where the remaining work is (few bound ones move
+        # after the first epochs): a few cheap passes over them halve the epochs,
+        # about 10 % of the time on the benchmark (Platt's non-bound passes, in spirit)
+        for _ in range(FREE_SWEEPS):
+            w = _sweep(Z, w, np.flatnonzero((alpha > 0.0) & (alpha < C)), alpha, Q_diag, C, m, rng)
+        J, gap, G = _dcd_gap(w, alpha, Z, C)
         curve.append(J)
         if gap <= tol * J:
-            converged = True
-            break
-        if first_spread is None:
-            first_spread = pg_max - pg_min
-        if len(keep) < n and (epoch % PERIODIC == 0 or not keep
-                              or pg_max - pg_min <= 1e-3 * first_spread):
-            # converged on the active set (or the periodic check): bring every variable
-            # back, so that a variable shrunk too early cannot stall the gap
-            # converged on the active set but not on all: bring every variable back
-            active = list(range(n))
-            pg_max_old, pg_min_old = inf, -inf
-            continue
-        active = keep
-        pg_max_old = pg_max if pg_max > 0.0 else inf
-        pg_min_old = pg_min if pg_min < 0.0 else -inf
-    return np.array(alpha), w, epoch, converged, curve, gap
+            return alpha, w, epoch, True, curve, gap
+    return alpha, w, max_iter, False, curve, gap
 
 
-def _dcd_gap(w, alpha, Xt, y_pm, C):
-    """``(J_s, gap)``: the primal of ``w_tilde`` and its duality gap with ``alpha``."""
+def _sweep(Z, w, idx, alpha, Q_diag, C, m, rng):
+    """One coordinate step on each dual variable ``idx``, in a random order, ``m`` at a time."""
+    order = rng.permutation(idx)
+    for start in range(0, order.size, m):
+        w = _dcd_block(Z, w, order[start:start + m], alpha, Q_diag, C)
+    return w
+
+
+def _dcd_block(Z, w, block, alpha, Q_diag, C):
+    """One exact coordinate step on each of the dual variables ``block``, in order.
+
+    The gradient of :math:`D_s` in :math:`\\alpha_i` is :math:`G_i = \\mathbf z_i^\\top
+    \\tilde{\\mathbf w} - 1`. Within the block :math:`\\tilde{\\mathbf w}` is not touched:
+    :math:`G_i` is its value at the block's start plus :math:`\\sum_k \\Delta_k Q_{ki}`
+    over the block's earlier steps :math:`\\Delta_k` (``Q`` the block's Gram matrix),
+    and :math:`\\tilde{\\mathbf w} \\mathrel{+}= \\sum_k \\Delta_k\\mathbf z_k` once at the
+    end: one small dot product per coordinate instead of two vector operations per
+    update. ``alpha`` is updated in place; returns the new :math:`\\tilde{\\mathbf w}`.
+    """
+    Z_B = Z[block]
+    G0 = (Z_B @ w - 1.0).tolist()
+    Q = list(Z_B @ Z_B.T)          # row views: indexing a list is cheaper per step
+    Q_ii, alpha_B = Q_diag[block].tolist(), alpha[block].tolist()
+    delta = np.zeros(len(G0))
+    for j in range(len(G0)):
+        # the method: np.dot costs more per call
+        G = G0[j] + float(delta.dot(Q[j])) if j else G0[j]
+        a_new = alpha_B[j] - G / Q_ii[j]
+        a_new = 0.0 if a_new < 0.0 else C if a_new > C else a_new
+        delta[j] = a_new - alpha_B[j]
+    alpha[block] += delta
+    return w + delta @ Z_B
+
+
+def _dcd_gap(w, alpha, Z, C):
+    """``(J_s, gap, G)``: the primal of ``w_tilde``, its gap with ``alpha``, the dual gradient."""
     ww = float(w @ w)
-    hinge = np.maximum(0.0, 1.0 - y_pm * (Xt @ w))
-    J = 0.5 * ww + C * float(hinge.sum())
-    return J, J - (float(np.sum(alpha)) - 0.5 * ww)
+    G = Z @ w - 1.0
+    J = 0.5 * ww + C * float(np.maximum(0.0, -G).sum())
+    return J, J - (float(np.sum(alpha)) - 0.5 * ww), G
 
 
 class LinearSVM(BaseEstimator, LinearClassifierMixin):
@@ -425,9 +428,10 @@ class LinearSVM(BaseEstimator, LinearClassifierMixin):
                 f"its objective {best[0]:.6g} may exceed the optimum by "
                 + (f"up to {100 * self.gap_ / (1 - self.gap_):.3g} %. " if self.gap_ < 0.5 else
                    "an unknown factor (the dual estimate certifies little). ")
-                + "Subgradient steps converge slowly (as 1/t at best); for the exact "
-                "optimum use solver='dcd' or SVC(kernel='linear'), or standardise X, or "
-                "increase max_iter.",
+                + "Subgradient steps converge slowly (as 1/t at best), and their bound "
+                f"grows with C N max||x_i - mean||^2 = {_step_scale(X - mu, p['C']):.2g} "
+                "here: standardise X if its features are large, or use solver='dcd' or "
+                "SVC(kernel='linear') for the exact optimum; more iterations help only as 1/t.",
                 ConvergenceWarning,
                 stacklevel=2,
             )

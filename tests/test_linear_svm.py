@@ -152,3 +152,20 @@ def test_dcd_tol_is_relative_to_the_objective(scale):
         assert m.converged_ and J <= J_ref * (1 + 1e-3)
     else:
         assert warned and "standardise X" in str(caught[0].message)
+
+
+def test_subgradient_warning_names_the_scale_and_the_remedy():
+    # features of scale 1e4 (the review's D08): Pegasos ends far from the optimum; the
+    # warning must say why (C N max||x - mean||^2) and what to do instead
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 0] += 3.0 * (y - 0.5)
+    X *= 1e4
+    C = 2.0
+    scale = C * X.shape[0] * np.max(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
+    with pytest.warns(ConvergenceWarning) as record:
+        LinearSVM(C=C, max_iter=200).fit(X, y)
+    message = " ".join(str(w.message) for w in record)
+    assert f"{scale:.2g}" in message
+    assert "standardise X" in message and "solver='dcd'" in message

@@ -466,3 +466,18 @@ def test_block_scan_decides_within_rounding_as_the_plain_loop_does():
         clf = Perceptron(eta=0.1, max_iter=10).fit(X, y)
     a = _plain_perceptron(X, y, 0.1, 0.0, clf.n_iter_)
     np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
+
+
+def test_an_epoch_that_turns_dense_midway_is_bit_for_bit_the_plain_loop():
+    # a stretch with rare mistakes, then one where about half the samples are wrong:
+    # the scan starts in blocks and goes over to the sample-by-sample loop midway
+    # (linclf._scan.fixed_step_epoch); it must resume at the right sample
+    rng = np.random.default_rng(7)
+    y = np.concatenate([np.repeat([0, 1], 50), rng.integers(0, 2, 500)])
+    X = rng.normal(size=(600, 4))
+    X[:100, 0] += 8.0 * (y[:100] - 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(max_iter=6).fit(X, y)
+    a = _plain_perceptron(X, y, 1.0, 0.0, clf.n_iter_)
+    np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
