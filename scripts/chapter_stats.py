@@ -87,6 +87,7 @@ class Stats:
     starred_words: int = 0
     open_checks: list = field(default_factory=list)   # (cell index, first line)
     core_after_star: list = field(default_factory=list)  # core headings after a starred one
+    needs_check: list = field(default_factory=list)  # (cell index, names only a check cell binds)
 
     def problems(self):
         out = []
@@ -97,13 +98,42 @@ class Stats:
                        "[hide-input, check]")
         for title in self.core_after_star:
             out.append(f"core section {title!r} comes after a starred section")
+        for i, names in self.needs_check:
+            out.append(f"cell {i}: uses {', '.join(names)}, made only in a folded check cell; "
+                       "a reader who skips the checks gets a NameError (make them in an open cell)")
         return out
+
+
+def _names(source: str):
+    """The names a cell binds and the names it reads (magics skipped; unparsable: none)."""
+    code = "\n".join(l for l in source.splitlines() if not l.lstrip().startswith(("%", "!")))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(), set()
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(node.name)
+            bound.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Lambda):
+            bound.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound, read
 
 
 def chapter_stats(path: Path) -> Stats:
     nb = jupytext.read(path, fmt="md:myst")
     st = Stats(path)
     starred_level = None  # heading level of the starred section we are in
+    bound_open, bound_check = set(), set()  # names made by open cells / by folded checks
     seen_star = False
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
@@ -140,6 +170,15 @@ def chapter_stats(path: Path) -> Stats:
             if not hidden_ok:
                 first = next((l for l in cell.source.splitlines() if l.strip()), "")
                 st.open_checks.append((i, first[:60]))
+            bound, read = _names(cell.source)
+            if "check" in tags:
+                bound_check |= bound
+            elif not tags & {"remove-cell", "remove-input"}:  # glue plumbing is no reading
+                missing = sorted((read - bound_open - bound) & bound_check)
+                if missing:
+                    st.needs_check.append((i, missing))
+            if "check" not in tags:
+                bound_open |= bound
     return st
 
 
