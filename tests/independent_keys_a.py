@@ -472,19 +472,21 @@ def _():
 
 @key("softmax", "softmax_hessian")
 def hessian(c, d):
-    """Log-sum-exp of the scores (f_1, ..., f_{c-1}, 0) differentiated twice by sympy, rewritten in
-    p with f_k = log(p_k / p_c), then the chain rule J^T H_f J with J = d f / d theta from
-    sympy's jacobian (the loss -log p_t differs from log-sum-exp by a linear term)."""
-    g = sp.symbols(f"g1:{c}", real=True)
+    """Log-sum-exp of all c scores differentiated twice by sympy and written in p (f_k = log p_k:
+    the Hessian depends on f only through softmax(f)), with p_c = 1 - p_1 - ... - p_{c-1}; then
+    the chain rule J^T H_f J with J = d f / d theta from sympy's jacobian, where the scores of the
+    sum-to-zero parametrisation are f_k = a_k . x~ and f_c = -(a_1 + ... + a_{c-1}) . x~ (the loss
+    -log p_t differs from log-sum-exp by a linear term)."""
+    f = sp.symbols(f"f1:{c + 1}", real=True)
     p = sp.symbols(f"p1:{c}", real=True)
-    Hf = sp.hessian(sp.log(sum(sp.exp(v) for v in g) + 1), g)
     pc = 1 - sum(p)
-    Hf = Hf.applyfunc(lambda e: sp.factor(sp.simplify(e.subs({g[k]: sp.log(p[k] / pc) for k in range(c - 1)}))))
+    Hf = sp.hessian(sp.log(sum(sp.exp(v) for v in f)), f)
+    Hf = Hf.applyfunc(lambda e: sp.simplify(e.subs({f[k]: sp.log([*p, pc][k]) for k in range(c)})))
     x = sp.symbols(f"x1:{d + 1}", real=True)
     theta = sp.symbols(f"t1:{(c - 1) * (d + 1) + 1}", real=True)
     xt = [*x, 1]
-    f = sp.Matrix([sum(theta[k * (d + 1) + j] * xt[j] for j in range(d + 1)) for k in range(c - 1)])
-    J = f.jacobian(theta)
+    scores = [sum(theta[k * (d + 1) + j] * xt[j] for j in range(d + 1)) for k in range(c - 1)]
+    J = sp.Matrix([*scores, -sum(scores)]).jacobian(theta)
     return sp.expand(J.T * Hf * J)
 
 
