@@ -76,6 +76,41 @@ def _(X, y, alpha, C, tol=1e-6):
             np.array([i for i in sv if alpha[i] >= C - tol], dtype=int))
 
 
+def _hard_margin_scipy(X, y):
+    """min |w|^2 / 2 s.t. y_i (w.x_i + b) >= 1 by SLSQP; y_i f(x_i) at the optimum, or None."""
+    res = scipy.optimize.minimize(lambda v: 0.5 * v[:2] @ v[:2], np.zeros(3), method="SLSQP",
+                                  constraints=[{"type": "ineq", "fun": lambda v: y * (X @ v[:2] + v[2]) - 1}],
+                                  options={"ftol": 1e-14, "maxiter": 1000})
+    yf = y * (X @ res.x[:2] + res.x[2])
+    return yf if res.success and yf.min() > 1 - 1e-7 else None
+
+
+@key("margin", "scaling_counterexample")
+def _():
+    # another example, found by hand: two positives above a single negative, all three on the
+    # margin; stretching x2 tenfold takes (2, 1.5) off it (checked by SLSQP in COMPARE)
+    X = np.array([[-1.0, 1.0], [2.0, 1.5], [0.0, -1.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    return X, y, np.array([1.0, 10.0])
+
+
+def _counterexample_compare(r, i, args, kw):
+    """Answers differ by design: each must change the margin points under its own scaling."""
+    for X, y, s in (r, i):
+        X, y, s = np.asarray(X, float), np.asarray(y, float), np.asarray(s, float)
+        sets = []
+        for data in (X, X * s):
+            yf = _hard_margin_scipy(data, y)
+            assert yf is not None
+            on = np.abs(yf - 1) <= 1e-5
+            assert np.all(on | (yf >= 1.001))
+            sets.append(set(np.flatnonzero(on).tolist()))
+        assert sets[0] != sets[1], sets
+
+
+COMPARE[("margin", "scaling_counterexample")] = _counterexample_compare
+
+
 @key("margin", "alpha_margin_identity")
 def _():
     gamma, w_norm, C = sp.symbols("gamma w_norm C", positive=True)
