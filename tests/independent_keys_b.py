@@ -82,7 +82,7 @@ def _hard_margin_scipy(X, y):
                                   constraints=[{"type": "ineq", "fun": lambda v: y * (X @ v[:2] + v[2]) - 1}],
                                   options={"ftol": 1e-14, "maxiter": 1000})
     yf = y * (X @ res.x[:2] + res.x[2])
-    return yf if res.success and yf.min() > 1 - 1e-7 else None
+    return (yf, (res.x[:2], float(res.x[2]))) if res.success and yf.min() > 1 - 1e-7 else None
 
 
 @key("margin", "scaling_counterexample")
@@ -91,17 +91,21 @@ def _():
     # margin; stretching x2 tenfold takes (2, 1.5) off it (checked by SLSQP in COMPARE)
     X = np.array([[-1.0, 1.0], [2.0, 1.5], [0.0, -1.0]])
     y = np.array([1.0, 1.0, -1.0])
-    return X, y, np.array([1.0, 10.0])
+    s = np.array([1.0, 10.0])
+    (w0, b0), (w1, b1) = (_hard_margin_scipy(X * t, y)[1] for t in (np.ones(2), s))
+    return X, y, s, w0, b0, w1, b1
 
 
 def _counterexample_compare(r, i, args, kw):
     """Answers differ by design: each must change the margin points under its own scaling."""
-    for X, y, s in (r, i):
+    for X, y, s, w0, b0, w1, b1 in (r, i):
         X, y, s = np.asarray(X, float), np.asarray(y, float), np.asarray(s, float)
         sets = []
-        for data in (X, X * s):
-            yf = _hard_margin_scipy(data, y)
-            assert yf is not None
+        for data, w, b in ((X, w0, b0), (X * s, w1, b1)):
+            found = _hard_margin_scipy(data, y)
+            assert found is not None
+            yf, (w_opt, b_opt) = found
+            np.testing.assert_allclose(np.r_[w, b], np.r_[w_opt, b_opt], rtol=1e-5, atol=1e-6)
             on = np.abs(yf - 1) <= 1e-5
             assert np.all(on | (yf >= 1.001))
             sets.append(set(np.flatnonzero(on).tolist()))

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_expr, assert_raises,
                          test, unpack)
-from ..quiet import assert_equal_quiet
+from ..imports import OPTIMISERS
+from ..quiet import assert_close_quiet, assert_equal_quiet
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -158,11 +159,12 @@ SET.exercise(
     title="Scaling a feature changes the support vectors: a counterexample",
     signature="def scaling_counterexample():",
     kind="concept",
+    forbid=OPTIMISERS,   # solve your example's two SVMs by reasoning, not by a solver
     doc=r"""
     Construct a small training set in the plane and a positive scaling of
     its two features, x -> (s1 x1, s2 x2), such that the set of points
     lying on the margin of the hard-margin SVM (y_i f(x_i) = 1) is not the
-    same before and after the scaling.
+    same before and after the scaling, and give both SVMs.
 
     Rules: 3 to 8 points, both labels present, coordinates and s1, s2
     between -100 and 100 (s1, s2 > 0), linearly separable data; and make
@@ -171,8 +173,9 @@ SET.exercise(
 
     Returns
     -------
-    (X, y, s) : ndarray of shape (N, 2), ndarray of shape (N,) in {-1, +1},
-                ndarray of shape (2,)
+    (X, y, s, w0, b0, w1, b1) : X of shape (N, 2), y of shape (N,) in
+        {-1, +1}, s of shape (2,); (w0, b0) the hard-margin SVM of (X, y)
+        and (w1, b1) that of the scaled data, w0 and w1 of shape (2,)
     """,
 )
 
@@ -343,15 +346,15 @@ def _hard_margin_yf(X, y):
     from linclf.svm import SVC
 
     try:
-        model = SVC(C=np.inf, kernel="linear", tol=1e-12).fit(X, y)
+        model = SVC(C=np.inf, kernel="linear", tol=1e-10).fit(X, y)
     except ValueError:
         return None
     yf = y * (X @ model.coef_[0] + model.intercept_[0])
-    return yf if yf.min() > 1 - 1e-6 else None
+    return (yf, model.coef_[0], model.intercept_[0]) if yf.min() > 1 - 1e-6 else None
 
 
 def _counterexample(f):
-    X, y, s = unpack(f(), 3, "the result (X, y, s)")
+    X, y, s, *_ = unpack(f(), 7, "the result (X, y, s, w0, b0, w1, b1)")
     X = as_array(X, None, "X")
     if X.ndim != 2 or X.shape[1] != 2 or not 3 <= len(X) <= 8:
         fail(f"X should have shape (N, 2) with 3 <= N <= 8, got shape {X.shape}")
@@ -379,16 +382,33 @@ def test_counterexample_is_separable(f):
             fail(f"{what} are not linearly separable: the hard-margin SVM does not exist")
 
 
-@test("scaling_counterexample", points=3)
-def test_counterexample_changes_the_margin_points(f):
-    X, y, s = _counterexample(f)
+def _both_svms(X, y, s):
     before, after = _hard_margin_yf(X, y), _hard_margin_yf(X * s, y)
     if before is None or after is None:
         fail("the data (or the scaled data) are not linearly separable")
-    on_before = _margin_set(before, "before the scaling")
-    on_after = _margin_set(after, "after the scaling")
+    return before, after
+
+
+@test("scaling_counterexample", points=2)
+def test_counterexample_changes_the_margin_points(f):
+    X, y, s = _counterexample(f)
+    before, after = _both_svms(X, y, s)
+    on_before = _margin_set(before[0], "before the scaling")
+    on_after = _margin_set(after[0], "after the scaling")
     if on_before == on_after:
         fail(f"the same points lie on the margin before and after the scaling: {sorted(on_before)}")
+
+
+@test("scaling_counterexample", points=2)
+def test_counterexample_gives_both_svms(f):
+    got = unpack(f(), 7, "the result (X, y, s, w0, b0, w1, b1)")
+    X, y, s = _counterexample(f)
+    before, after = _both_svms(X, y, s)
+    # the SVMs of the student's own example: checked quietly, never printed
+    assert_close_quiet(as_array(got[3], (2,), "w0"), before[1], "w0 (before the scaling)", rtol=1e-6, atol=1e-8)
+    assert_close_quiet(got[4], before[2], "b0 (before the scaling)", rtol=1e-6, atol=1e-8)
+    assert_close_quiet(as_array(got[5], (2,), "w1"), after[1], "w1 (after the scaling)", rtol=1e-6, atol=1e-8)
+    assert_close_quiet(got[6], after[2], "b1 (after the scaling)", rtol=1e-6, atol=1e-8)
 
 
 @test("alpha_margin_identity", points=1)
