@@ -225,7 +225,7 @@ def test_small_scores(f):
     assert_close(f(F), expected, "P", rtol=1e-10)
 
 
-@test("softmax_rows", points=2)
+@test("softmax_rows", points=1)
 def test_large_scores(f):
     # rows on very different scales: each row needs its own shift
     F = np.array([[1000.0, 1001.0, 999.0], [-1000.0, 0.0, 1000.0], [-1000.0, -999.0, -1001.0]])
