@@ -449,23 +449,41 @@ def _(w, b, X, y, lam=0.0):
     return float(L), np.array(g), gb
 
 
-@key("logistic", "logistic_gradient")
+@key("logistic", "newton_from_zero")
 def _():
-    w, x, y = _sym("w x y", real=True)
-    return sp.diff(sp.log(1 + sp.exp(-y * w * x)), w)
+    # from the statement: per-sample loss l(m) = log(1 + e^-m) with m = y a.x~; at a = 0 the
+    # gradient is l'(0)/N X~^T y and the Hessian l''(0)/N X~^T X~ + lam P (y^2 = 1), so the step
+    # -H^{-1} g is (-l'(0)/l''(0)) (X~^T X~ + (N lam / l''(0)) P)^{-1} X~^T y
+    m = sp.Symbol("m", real=True)
+    N, lam = _sym("N lam", positive=True)
+    ell = sp.log(1 + sp.exp(-m))
+    d1, d2 = (sp.diff(ell, m, k).subs(m, 0) for k in (1, 2))
+    return sp.simplify(-d1 / d2), sp.simplify(N * lam / d2)
 
 
-def _logistic_gradient_extra(ref):
-    # the returned expression against a central difference of the loss itself
-    w, x, y = sp.symbols("w x y")
-    expr = ref().xreplace({s: sp.Symbol(s.name) for s in ref().free_symbols})
-    for wv, xv, yv in ((0.3, 1.2, 1.0), (-0.7, 0.4, -1.0), (1.5, -2.0, 1.0)):
-        loss = lambda t: math.log1p(math.exp(-yv * t * xv))  # noqa: E731
-        fd = (loss(wv + 1e-6) - loss(wv - 1e-6)) / 2e-6
-        assert abs(float(expr.subs({w: wv, x: xv, y: yv})) - fd) < 1e-7
+def _newton_from_zero_extra(ref):
+    # one Newton step from 0, by finite differences of the loss, against s times the ridge fit
+    s, mu = ref()
+    rng = np.random.default_rng(5)
+    X, y, lam = rng.normal(size=(9, 2)), np.where(rng.random(9) < 0.5, -1.0, 1.0), 0.3
+    Xt = np.c_[X, np.ones(9)]
+
+    def loss(a):
+        return np.mean(np.logaddexp(0.0, -y * (Xt @ a))) + lam / 2 * (a[:2] @ a[:2])
+
+    h, E = 1e-4, np.eye(3)
+    g = np.array([(loss(h * e) - loss(-h * e)) / (2 * h) for e in E])
+    H = np.array([[(loss(h * (e + f)) - loss(h * (e - f)) - loss(h * (f - e)) + loss(-h * (e + f)))
+                   / (4 * h * h) for f in E] for e in E])
+    step = -np.linalg.solve(H, g)
+    values = {"N": 9, "lam": lam}
+    sv, muv = (float(sp.sympify(v).subs({t: values[t.name] for t in sp.sympify(v).free_symbols}))
+               for v in (s, mu))
+    ridge = np.linalg.solve(Xt.T @ Xt + muv * np.diag([1.0, 1.0, 0.0]), Xt.T @ y)
+    np.testing.assert_allclose(step, sv * ridge, rtol=1e-5, atol=1e-7)
 
 
-EXTRA[("logistic", "logistic_gradient")] = _logistic_gradient_extra
+EXTRA[("logistic", "newton_from_zero")] = _newton_from_zero_extra
 
 
 @key("logistic", "irls_fit")
@@ -488,18 +506,23 @@ COMPARE[("logistic", "irls_fit")] = lambda r, i, args, kw: (
     np.testing.assert_allclose(r[1], i[1], rtol=1e-5, atol=1e-6))
 
 
-@key("logistic", "corrected_source_loss")
+@key("logistic", "separation_type")
+def _(X, y):
+    # strict: feasibility of y_n a.x~_n >= 1 (a scaled strict separator); weak: linprog of
+    # lp_separable; X~ of full column rank makes "a != 0" the same as "some margin > 0"
+    if lp_separable(X, y, strict=True):
+        return "complete"
+    return "quasi-complete" if lp_separable(X, y) else "overlap"
+
+
+@key("logistic", "corrected_intercept")
 def _():
-    y, f = _sym("y f", real=True)
-    sigma = lambda t: 1 / (1 + sp.exp(-t))  # noqa: E731
-    # the cross-entropy with indicators, written for the two labels and merged: at y = +-1
-    # the loss must be -log sigma(f) and -log(1 - sigma(f)); log(1 + exp(-y f)) is one candidate,
-    # accepted only if it matches both
-    candidate = sp.log(1 + sp.exp(-y * f))
-    for label, loss in ((1, -sp.log(sigma(f))), (-1, -sp.log(1 - sigma(f)))):
-        diff = sp.simplify(sp.expand_log(candidate.subs(y, label) - loss, force=True))
-        assert all(abs(float(diff.subs(f, v))) < 1e-12 for v in (-3.0, -0.5, 0.7, 2.0)), diff
-    return candidate
+    # step (1) is right; differentiate it with sympy and solve R'(b) = 0
+    b = sp.Symbol("b", real=True)
+    Np, Nm = _sym("N_plus N_minus", positive=True)
+    R = (Np * sp.log(1 + sp.exp(-b)) + Nm * sp.log(1 + sp.exp(b))) / (Np + Nm)
+    (sol,) = sp.solve(sp.Eq(sp.diff(R, b), 0), b)
+    return sol
 
 
 # --------------------------------------------------------------------------
@@ -543,19 +566,21 @@ def _():
 
 @key("softmax", "softmax_hessian")
 def hessian(c, d):
-    """Log-sum-exp of the scores (f_1, ..., f_{c-1}, 0) differentiated twice by sympy, rewritten in
-    p with f_k = log(p_k / p_c), then the chain rule J^T H_f J with J = d f / d theta from
-    sympy's jacobian (the loss -log p_t differs from log-sum-exp by a linear term)."""
-    g = sp.symbols(f"g1:{c}", real=True)
+    """Log-sum-exp of all c scores differentiated twice by sympy and written in p (f_k = log p_k:
+    the Hessian depends on f only through softmax(f)), with p_c = 1 - p_1 - ... - p_{c-1}; then
+    the chain rule J^T H_f J with J = d f / d theta from sympy's jacobian, where the scores of the
+    sum-to-zero parametrisation are f_k = a_k . x~ and f_c = -(a_1 + ... + a_{c-1}) . x~ (the loss
+    -log p_t differs from log-sum-exp by a linear term)."""
+    f = sp.symbols(f"f1:{c + 1}", real=True)
     p = sp.symbols(f"p1:{c}", real=True)
-    Hf = sp.hessian(sp.log(sum(sp.exp(v) for v in g) + 1), g)
     pc = 1 - sum(p)
-    Hf = Hf.applyfunc(lambda e: sp.factor(sp.simplify(e.subs({g[k]: sp.log(p[k] / pc) for k in range(c - 1)}))))
+    Hf = sp.hessian(sp.log(sum(sp.exp(v) for v in f)), f)
+    Hf = Hf.applyfunc(lambda e: sp.simplify(e.subs({f[k]: sp.log([*p, pc][k]) for k in range(c)})))
     x = sp.symbols(f"x1:{d + 1}", real=True)
     theta = sp.symbols(f"t1:{(c - 1) * (d + 1) + 1}", real=True)
     xt = [*x, 1]
-    f = sp.Matrix([sum(theta[k * (d + 1) + j] * xt[j] for j in range(d + 1)) for k in range(c - 1)])
-    J = f.jacobian(theta)
+    scores = [sum(theta[k * (d + 1) + j] * xt[j] for j in range(d + 1)) for k in range(c - 1)]
+    J = sp.Matrix([*scores, -sum(scores)]).jacobian(theta)
     return sp.expand(J.T * Hf * J)
 
 

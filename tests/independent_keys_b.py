@@ -78,6 +78,45 @@ def _(X, y, alpha, C, tol=1e-6):
             np.array([i for i in sv if alpha[i] >= C - tol], dtype=int))
 
 
+def _hard_margin_scipy(X, y):
+    """min |w|^2 / 2 s.t. y_i (w.x_i + b) >= 1 by SLSQP; y_i f(x_i) at the optimum, or None."""
+    res = scipy.optimize.minimize(lambda v: 0.5 * v[:2] @ v[:2], np.zeros(3), method="SLSQP",
+                                  constraints=[{"type": "ineq", "fun": lambda v: y * (X @ v[:2] + v[2]) - 1}],
+                                  options={"ftol": 1e-14, "maxiter": 1000})
+    yf = y * (X @ res.x[:2] + res.x[2])
+    return (yf, (res.x[:2], float(res.x[2]))) if res.success and yf.min() > 1 - 1e-7 else None
+
+
+@key("margin", "scaling_counterexample")
+def _():
+    # another example, found by hand: two positives above a single negative, all three on the
+    # margin; stretching x2 tenfold takes (2, 1.5) off it (checked by SLSQP in COMPARE)
+    X = np.array([[-1.0, 1.0], [2.0, 1.5], [0.0, -1.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    s = np.array([1.0, 10.0])
+    (w0, b0), (w1, b1) = (_hard_margin_scipy(X * t, y)[1] for t in (np.ones(2), s))
+    return X, y, s, w0, b0, w1, b1
+
+
+def _counterexample_compare(r, i, args, kw):
+    """Answers differ by design: each must change the margin points under its own scaling."""
+    for X, y, s, w0, b0, w1, b1 in (r, i):
+        X, y, s = np.asarray(X, float), np.asarray(y, float), np.asarray(s, float)
+        sets = []
+        for data, w, b in ((X, w0, b0), (X * s, w1, b1)):
+            found = _hard_margin_scipy(data, y)
+            assert found is not None
+            yf, (w_opt, b_opt) = found
+            np.testing.assert_allclose(np.r_[w, b], np.r_[w_opt, b_opt], rtol=1e-5, atol=1e-6)
+            on = np.abs(yf - 1) <= 1e-5
+            assert np.all(on | (yf >= 1.001))
+            sets.append(set(np.flatnonzero(on).tolist()))
+        assert sets[0] != sets[1], sets
+
+
+COMPARE[("margin", "scaling_counterexample")] = _counterexample_compare
+
+
 @key("margin", "alpha_margin_identity")
 def _():
     gamma, w_norm, C = sp.symbols("gamma w_norm C", positive=True)
@@ -178,11 +217,10 @@ def _(X, y):
     xi = sp.symbols(f"xi1:{N + 1}", real=True)
     b = sp.Symbol("b", real=True)
     f = [sum(w[k] * sp.nsimplify(X[i, k]) for k in range(d)) + b for i in range(N)]
-    L = (sum(v**2 for v in w) / 2 + C / 2 * sum(v**2 for v in xi)
+    L = (sum(v**2 for v in w) / 2 + b**2 / 2 + C / 2 * sum(v**2 for v in xi)
          - sum(alpha[i] * (sp.nsimplify(y[i]) * f[i] - 1 + xi[i]) for i in range(N)))
-    sol = sp.solve([sp.diff(L, v) for v in (*w, *xi)], [*w, *xi], dict=True)[0]
-    # dL/db = -sum alpha_i y_i = 0 is the dual's constraint: the b term drops out under it
-    return sp.expand(L.subs(sol).subs(b, 0))
+    sol = sp.solve([sp.diff(L, v) for v in (*w, b, *xi)], [*w, b, *xi], dict=True)[0]
+    return sp.expand(L.subs(sol))
 
 
 def _l2_extra(ref):
@@ -191,19 +229,42 @@ def _l2_extra(ref):
     y = np.array([-1.0, 1.0, 1.0, -1.0, 1.0, -1.0])
     C = 2.0
     primal = scipy.optimize.minimize(
-        lambda v: 0.5 * v[:2] @ v[:2] + C / 2 * np.sum(np.maximum(0, 1 - y * (X @ v[:2] + v[2])) ** 2),
+        lambda v: 0.5 * v @ v + C / 2 * np.sum(np.maximum(0, 1 - y * (X @ v[:2] + v[2])) ** 2),
         np.zeros(3), method="BFGS", options={"gtol": 1e-12})
     expr = ref(X, y)
     syms = {s.name: s for s in expr.free_symbols}
     fn = sp.lambdify([syms[f"alpha{i + 1}"] for i in range(6)] + [syms["C"]], expr)
     dual = scipy.optimize.minimize(lambda a: -fn(*a, C), np.ones(6), method="SLSQP", bounds=[(0, None)] * 6,
-                                   constraints=[{"type": "eq", "fun": lambda a: a @ y}], options={"ftol": 1e-14})
+                                   options={"ftol": 1e-14})
     assert math.isclose(-dual.fun, primal.fun, rel_tol=1e-6)
     from linclf_grader.sets.duality import P_L2
     assert math.isclose(P_L2, primal.fun, rel_tol=1e-7)
 
 
 EXTRA[("duality", "l2svm_dual")] = _l2_extra
+
+
+@key("duality", "bias_interval")
+def _(alpha, X, y, C):
+    """The primal view: with w fixed, the optimal b minimise sum_i max(0, 1 - y_i (w.x_i + b)),
+    convex and piecewise linear with kinks at y_i - w.x_i: evaluate it at every kink (exact
+    enough at these sizes) and return the range of the kinks where it is smallest."""
+    w = sum(float(alpha[i] * y[i]) * X[i] for i in range(len(y)))
+    kinks = sorted(float(y[i] - w @ X[i]) for i in range(len(y)))
+
+    def hinge_sum(b):
+        return sum(max(0.0, 1.0 - y[i] * (float(w @ X[i]) + b)) for i in range(len(y)))
+
+    values = [hinge_sum(b) for b in kinks]
+    best = min(values)
+    at_best = [b for b, v in zip(kinks, values) if v <= best + 1e-9]
+    lo, hi = min(at_best), max(at_best)
+    # flat beyond the outer kinks only when one class is absent: not in these tests
+    return lo, hi
+
+
+COMPARE[("duality", "bias_interval")] = lambda r, i, args, kw: np.testing.assert_allclose(
+    np.asarray(r, float), np.asarray(i, float), rtol=1e-7, atol=1e-7)
 
 
 @key("duality", "kkt_violations")

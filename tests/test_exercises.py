@@ -197,11 +197,6 @@ WRONG = {
                        X.T @ (-y / (1 + np.exp(np.clip(m, -700, 700)))) / len(y),
                        np.mean(-y / (1 + np.exp(np.clip(m, -700, 700))))))(y * (X @ w + b)),
     },
-    ("logistic", "logistic_gradient"): {
-        "missing minus": lambda: (lambda w, x, y: x * y / (1 + sp.exp(w * x * y)))(*_sym("w x y")),
-        "sigma of the wrong sign": lambda: (lambda w, x, y: -x * y / (1 + sp.exp(-w * x * y)))(*_sym("w x y")),
-        "forgot the chain rule": lambda: (lambda w, x, y: 1 / (1 + sp.exp(-w * x * y)))(*_sym("w x y")),
-    },
     ("softmax", "softmax_rows"): {
         "naive (overflows)": lambda Z: np.exp(np.clip(Z, -700, 700)) / np.exp(np.clip(Z, -700, 700)).sum(1, keepdims=True),
         "normalised over columns": lambda Z: (lambda E: E / E.sum(0, keepdims=True))(np.exp(Z - Z.max())),

@@ -22,6 +22,23 @@ def primal_from_dual(alpha, X, y, C=np.inf):
     return w, float(np.mean(y[free] - X[free] @ w))
 
 
+def bias_interval(alpha, X, y, C):
+    w = X.T @ (alpha * y)
+    g = y - X @ w                                   # the b that puts x_i exactly on its margin
+    zero, at_C = alpha <= 1e-8, alpha >= C - 1e-8
+    free = ~zero & ~at_C
+    if free.any():
+        b = float(np.mean(g[free]))
+        return b, b
+    # y_i f(x_i) >= 1 (alpha_i = 0) or <= 1 (alpha_i = C); multiplying by y_i = +-1 turns it
+    # into b >= g_i or b <= g_i: a lower bound from positives at 0 and negatives at C
+    lower = (zero & (y > 0)) | (at_C & (y < 0))
+    upper = (zero & (y < 0)) | (at_C & (y > 0))
+    lo = float(g[lower].max()) if lower.any() else -np.inf
+    hi = float(g[upper].min()) if upper.any() else np.inf
+    return lo, hi
+
+
 def small_dual_objective():
     a1, a2, a3 = sp.symbols("alpha1 alpha2 alpha3", real=True)
     X = sp.Matrix([[1, 2], [2, 0], [-1, 0]])
@@ -42,9 +59,12 @@ def l2svm_dual(X, y):
     C = sp.Symbol("C", positive=True)
     Xs, ys = sp.Matrix(X.tolist()), sp.Matrix(y.tolist())
     Q = sp.diag(*ys) * Xs * Xs.T * sp.diag(*ys)
-    # L = |w|^2/2 + C/2 sum xi^2 - sum alpha_i [y_i(w.x_i + b) - 1 + xi_i]; dL/dxi_i = 0 gives
-    # xi_i = alpha_i / C, and the xi-terms leave -sum alpha_i^2 / (2C); no upper bound on alpha
-    return sp.nsimplify(sum(alpha) - (alpha.T * Q * alpha)[0] / 2) - (alpha.T * alpha)[0] / (2 * C)
+    # L = |w|^2/2 + b^2/2 + C/2 sum xi^2 - sum alpha_i [y_i(w.x_i + b) - 1 + xi_i]:
+    # dL/dw = 0 gives w = sum alpha_i y_i x_i, dL/db = 0 gives b = sum alpha_i y_i (no equality
+    # constraint left), dL/dxi_i = 0 gives xi_i = alpha_i / C; only alpha >= 0 remains
+    ay = (alpha.T * ys)[0]
+    return (sp.nsimplify(sum(alpha) - (alpha.T * Q * alpha)[0] / 2) - ay**2 / 2
+            - (alpha.T * alpha)[0] / (2 * C))
 
 
 def kkt_violations(X, y, alpha, b, C, tol):
@@ -73,15 +93,41 @@ def test_hidden_l2_duplicate_points(f):
                 positive=["C"])
 
 
-@test("duality.l2svm_dual", points=1, hidden=True, visibility="after_due_date")
-def test_hidden_l2_large_C_is_the_hard_margin(f):
-    """C -> infinity: the L2 dual tends to the hard-margin W; at C = 1e8 and the hard-margin
-    optimum of a separable set it must give |w*|^2 / 2 = 20/81 to 1e-6."""
-    from linclf_grader.sets.duality import ALPHA_M, X_M, Y_M, _value_at
+_X_1 = np.array([[-1.0], [0.5], [2.0], [3.0]])
+_Y_1 = np.array([-1.0, 1.0, 1.0, 1.0])
 
-    expr = read_expr(f(X_M, Y_M), "the dual objective")
-    assert_close(_value_at(expr, ALPHA_M, 1e8, "the dual objective"), 20 / 81, "W at C = 1e8",
-                 rtol=1e-6)
+
+@test("duality.l2svm_dual", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_l2_unbalanced_one_feature(f):
+    """Unbalanced labels in one feature: the b^2 / 2 term shows as (sum alpha_i y_i)^2 / 2."""
+    names = ["alpha1", "alpha2", "alpha3", "alpha4", "C"]
+    assert_expr(f(_X_1, _Y_1), str(l2svm_dual(_X_1, _Y_1)), names,
+                "the dual objective", positive=["C"])
+
+
+_X_BI = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [2.0, 1.0], [3.0, 3.0], [1.0, 2.0], [2.0, 0.0],
+                  [-1.0, 1.0]])
+_Y_BI = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0, 1.0, -1.0])
+
+
+@test("duality.bias_interval", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_bias_unique_without_a_free_support_vector(f):
+    """C = 1/2: no free support vector, yet the bounds meet: b = -1 exactly."""
+    alpha = 0.5 * np.array([0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0])
+    lo, hi = f(alpha, _X_BI, _Y_BI, 0.5)
+    assert_close(lo, -1.0, "b_lo", rtol=1e-9, atol=1e-9)
+    assert_close(hi, -1.0, "b_hi", rtol=1e-9, atol=1e-9)
+
+
+@test("duality.bias_interval", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_bias_interval_with_solver_noise(f):
+    """The C = 0.2 solution as a solver prints it (1e-11 off the bounds), rows shuffled."""
+    C, order = 0.2, np.array([4, 0, 7, 3, 6, 1, 5, 2])
+    alpha = C * np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    alpha = np.where(alpha == 0, 1e-11, alpha - 1e-11)
+    lo, hi = f(alpha[order], _X_BI[order], _Y_BI[order], C)
+    assert_close(lo, -1.0, "b_lo", rtol=1e-8, atol=1e-8)
+    assert_close(hi, -0.8, "b_hi", rtol=1e-8, atol=1e-8)
 
 
 _X_T = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [1.0, 1.0]])
@@ -134,8 +180,36 @@ def _kkt_wrong(box=True, at_C_like_free=False, strict_C=False, inside_C=False):
     return wrong
 
 
+def _l2_bias_free(X, y):
+    ay = sum(a * v for a, v in zip(sp.symbols(f"alpha1:{len(y) + 1}", real=True), sp.Matrix(y.tolist())))
+    return l2svm_dual(X, y) + ay**2 / 2
+
+
+def _bias_wrong(swap=False, free_too=False):
+    def wrong(alpha, X, y, C):
+        w = X.T @ (alpha * y)
+        g = y - X @ w
+        zero, at_C = alpha <= 1e-8, alpha >= C - 1e-8
+        free = ~zero & ~at_C
+        if free.any() and not free_too:
+            return float(np.mean(g[free])), float(np.mean(g[free]))
+        lower = (zero & (y > 0)) | (at_C & (y < 0))
+        upper = (zero & (y < 0)) | (at_C & (y > 0))
+        if swap:                      # the sign of y_i forgotten when dividing the inequality
+            lower, upper = (zero & (y > 0)) | (at_C & (y > 0)), (zero & (y < 0)) | (at_C & (y < 0))
+        lo = g[lower].max() if lower.any() else -np.inf
+        hi = g[upper].min() if upper.any() else np.inf
+        return float(lo), float(hi)
+    return wrong
+
+
 WRONG = {
+    "bias_interval": {
+        "bound by the label only, not by the case of alpha": _bias_wrong(swap=True),
+        "ignores the free support vectors": _bias_wrong(free_too=True),
+    },
     "l2svm_dual": {
+        "bias not penalised (the chapter's L2 dual)": _l2_bias_free,
         "the chapter's C sum xi^2 convention (1/(4C))": _l2_wrong(lambda C: -1 / (4 * C)),
         "the L1 dual (no quadratic term)": _l2_wrong(lambda C: 0),
         "sign error: + alpha^2/(2C)": _l2_wrong(lambda C: 1 / (2 * C)),

@@ -17,9 +17,11 @@ def logistic_loss_grad(w, b, X, y, lam=0.0):
     return loss, X.T @ coef + lam * w, coef.sum()
 
 
-def logistic_gradient():
-    w, x, y = sp.symbols("w x y", real=True)
-    return sp.diff(sp.log(1 + sp.exp(-y * w * x)), w)
+def newton_from_zero():
+    # at a = 0 every p_n = 1/2: gradient -X~^T y / (2N), Hessian X~^T X~ / (4N) + lam P, so
+    # a_1 = (X~^T X~ / (4N) + lam P)^{-1} X~^T y / (2N) = 2 (X~^T X~ + 4 N lam P)^{-1} X~^T y
+    N, lam = sp.symbols("N lam", positive=True)
+    return sp.Integer(2), 4 * N * lam
 
 
 def irls_fit(X, y, lam=0.0, max_iter=100):
@@ -29,28 +31,43 @@ def irls_fit(X, y, lam=0.0, max_iter=100):
     P = lam * np.diag(np.r_[np.ones(d), 0.0])          # the bias is not penalised
     for _ in range(max_iter):
         m = y * (Xt @ a)
-        if lam == 0 and np.all(m > 0):
-            # every sample strictly on its side: scaling a up lowers the loss forever
-            raise ValueError("the data are linearly separable: without a penalty the "
-                             "logistic loss has no minimiser")
         s = np.exp(-np.logaddexp(0.0, m))               # sigma(-m)
         grad = -(Xt.T @ (y * s)) / N + P @ a
         H = (Xt * (s * (1 - s))[:, None]).T @ Xt / N + P
         step = np.linalg.solve(H, grad)
         a = a - step
         if np.linalg.norm(step) < 1e-10:
-            return a[:d], float(a[d])
-    if lam == 0:
-        # quasi-complete separation (some samples on the boundary, the others strictly on their
-        # side): no iterate separates strictly, but |a| grows by about one per step for ever
-        raise ValueError(f"Newton's method did not converge in {max_iter} steps without a "
-                         "penalty: the data are (quasi-)separable and the loss has no minimiser")
+            break
     return a[:d], float(a[d])
 
 
-def corrected_source_loss():
-    y, f = sp.symbols("y f", real=True)
-    return sp.log(1 + sp.exp(-y * f))
+def _max_min_margin(Z, bounds):
+    """max t subject to Z a >= t (row by row) and a in the box, by linprog; returns t."""
+    from scipy.optimize import linprog
+
+    n, k = Z.shape
+    res = linprog(np.r_[np.zeros(k), -1.0], A_ub=np.c_[-Z, np.ones(n)], b_ub=np.zeros(n),
+                  bounds=[bounds] * k + [(None, 1.0)])
+    return -res.fun
+
+
+def separation_type(X, y):
+    # rows z_n = y_n x~_n: complete iff some a has Z a > 0 (LP: max min margin in a box > 0);
+    # quasi iff some a != 0 has Z a >= 0, i.e. (X~ of full rank) Z a >= 0 with sum(Z a) > 0
+    from scipy.optimize import linprog
+
+    Z = y[:, None] * np.hstack([X, np.ones((len(y), 1))])
+    if _max_min_margin(Z, (-1.0, 1.0)) > 1e-9:
+        return "complete"
+    res = linprog(-Z.sum(axis=0), A_ub=-Z, b_ub=np.zeros(len(y)), bounds=[(-1.0, 1.0)] * Z.shape[1])
+    return "quasi-complete" if -res.fun > 1e-9 else "overlap"
+
+
+def corrected_intercept():
+    # step (3) is wrong: d/db log(1 + e^b) = sigma(b); then R'(b) = (N_minus sigma(b) -
+    # N_plus sigma(-b)) / N = 0 gives sigma(b) = N_plus / N, b* = log(N_plus / N_minus)
+    N_plus, N_minus = sp.symbols("N_plus N_minus", positive=True)
+    return sp.log(N_plus / N_minus)
 
 
 # --------------------------------------------------------------------------
@@ -63,9 +80,9 @@ X_SEP = np.array([[0.0, 0.0], [1.0, 0.2], [3.0, 1.0], [4.0, 1.5], [0.5, -0.3], [
 Y_SEP = np.array([-1.0, -1.0, 1.0, 1.0, -1.0, 1.0])
 
 
-@test("logistic.irls_fit", points=2, hidden=True, visibility="after_due_date")
+@test("logistic.irls_fit", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_separable_data_with_a_penalty_have_a_minimiser(f):
-    """The trap the other way round: with lam > 0 separable data are fine."""
+    """With lam > 0 separable data are fine: the penalty gives a finite minimiser."""
     w_ref, b_ref = irls_fit(X_SEP, Y_SEP, lam=0.1)
     w, b = unpack(f(X_SEP, Y_SEP, lam=0.1), 2, "the result (w, b)")
     assert_close(w, w_ref, "w", rtol=1e-6)
@@ -82,23 +99,43 @@ def test_hidden_unbalanced_classes_and_a_constant_feature_direction(f):
     assert_close(b, b_ref, "b", rtol=1e-6, atol=1e-9)
 
 
-# quasi-complete separation: two samples at x = 0 with both labels, the others separated by
-# x = 0; the infimum of the loss (2 log 2 / 6) is approached as w -> infinity, never attained
-X_QUASI = np.array([[-2.0], [-1.0], [0.0], [0.0], [1.0], [2.0]])
-Y_QUASI = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])
+def _case(f, X, y, expected):
+    got = f(X, y)
+    assert got == expected, "wrong case"
 
 
-@test("logistic.irls_fit", points=3, hidden=True, visibility="after_due_date")
-def test_hidden_no_minimiser_without_penalty(f):
-    """lam = 0: separable data whose first Newton iterates do not separate yet, and quasi-separated
-    data, which no iterate ever separates strictly. Both have no minimiser: ValueError."""
-    from linclf_grader.framework import assert_raises
+@test("logistic.separation_type", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_quasi_without_a_repeated_point(f):
+    """A square's corners (not separable within their plane x3 = 0) between points above (+1)
+    and below (-1): x3 gives every margin >= 0, nothing gives all > 0."""
+    X = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
+                  [0.0, 0.0, 1.0], [1.0, 1.0, 2.0], [0.0, 1.0, -1.0], [1.0, 0.0, -1.5]])
+    y = np.array([1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+    _case(f, X, y, "quasi-complete")
 
-    X = np.array([[0.0, 0.0], [1.0, 0.2], [3.0, 1.0], [4.0, 1.5], [0.5, -0.3], [3.5, 0.4], [1.9, 0.0],
-                  [2.1, 0.1]])
-    y = np.array([-1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0, 1.0])
-    assert_raises(f, "ValueError", X, y, 0.0)
-    assert_raises(f, "ValueError", X_QUASI, Y_QUASI, 0.0)
+
+@test("logistic.separation_type", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_a_shared_point_that_is_not_quasi(f):
+    """x = 1 carries both labels, but the -1 at x = 1 and the +1 at x = 2 pin a to 0: overlap."""
+    X = np.array([[-2.0], [-1.0], [1.0], [0.0], [1.0], [2.0]])
+    y = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])
+    _case(f, X, y, "overlap")
+
+
+@test("logistic.separation_type", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_one_class_only_is_complete(f):
+    """All labels +1: a = (0, 1) (w = 0, b = 1) gives every margin 1."""
+    X = np.array([[0.0, 1.0], [2.0, -1.0], [-1.0, 0.5], [1.5, 2.0]])
+    _case(f, X, np.ones(4), "complete")
+
+
+@test("logistic.separation_type", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_complete_against_the_class_means(f):
+    """Separable only by a line far from the perpendicular bisector of the class means."""
+    X = np.array([[0.0, 0.0], [0.5, 4.0], [1.0, 8.0], [1.5, 0.0], [2.0, 4.5], [2.5, 8.5],
+                  [-6.0, 4.0]])
+    y = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0])
+    _case(f, X, y, "complete")
 
 
 # --------------------------------------------------------------------------
@@ -118,35 +155,19 @@ def _irls_penalising_bias(X, y, lam=0.0, max_iter=100):
     return a[:d], float(a[d])
 
 
-def _irls_strict_separation_only(X, y, lam=0.0, max_iter=100):
-    """The old reference: detects only iterates that separate strictly."""
+def _irls_01_gradient(X, y, lam=0.0, max_iter=100):
+    """The 0/1-label gradient X~^T (p - y) / N used with labels y in {-1, +1}."""
     N, d = X.shape
     Xt = np.hstack([X, np.ones((N, 1))])
     a = np.zeros(d + 1)
     P = lam * np.diag(np.r_[np.ones(d), 0.0])
     for _ in range(max_iter):
-        m = y * (Xt @ a)
-        if lam == 0 and np.all(m > 0):
-            raise ValueError("separable")
-        s = np.exp(-np.logaddexp(0.0, m))
-        H = (Xt * (s * (1 - s))[:, None]).T @ Xt / N + P
-        step = np.linalg.solve(H, -(Xt.T @ (y * s)) / N + P @ a)
+        p = 1 / (1 + np.exp(-np.clip(Xt @ a, -700, 700)))
+        H = (Xt * (p * (1 - p))[:, None]).T @ Xt / N + P
+        step = np.linalg.solve(H, Xt.T @ (p - y) / N + P @ a)
         a = a - step
         if np.linalg.norm(step) < 1e-10:
             break
-    return a[:d], float(a[d])
-
-
-def _irls_ignoring_separability(X, y, lam=0.0, max_iter=100):
-    N, d = X.shape
-    Xt = np.hstack([X, np.ones((N, 1))])
-    a = np.zeros(d + 1)
-    P = lam * np.diag(np.r_[np.ones(d), 0.0])
-    for _ in range(max_iter):
-        s = np.exp(-np.logaddexp(0.0, y * (Xt @ a)))
-        grad = -(Xt.T @ (y * s)) / N + P @ a
-        H = (Xt * (s * (1 - s))[:, None]).T @ Xt / N + P + 1e-12 * np.eye(d + 1)
-        a = a - np.linalg.solve(H, grad)
     return a[:d], float(a[d])
 
 
@@ -161,25 +182,63 @@ def _log_sigmoid_log_not_log1p(z):
     return np.minimum(z, 0.0) - np.log(1.0 + e)
 
 
+def _strict_lp_only(X, y):
+    """Checks complete separation only: never says quasi-complete."""
+    Z = y[:, None] * np.hstack([X, np.ones((len(y), 1))])
+    return "complete" if _max_min_margin(Z, (-1.0, 1.0)) > 1e-9 else "overlap"
+
+
+def _weak_lp_only(X, y):
+    """Some margin > 0 with all >= 0 is called quasi-complete, even when all can be > 0."""
+    from scipy.optimize import linprog
+
+    Z = y[:, None] * np.hstack([X, np.ones((len(y), 1))])
+    res = linprog(-Z.sum(axis=0), A_ub=-Z, b_ub=np.zeros(len(y)), bounds=[(-1.0, 1.0)] * Z.shape[1])
+    return "quasi-complete" if -res.fun > 1e-9 else "overlap"
+
+
+def _quasi_means_repeated_point(X, y):
+    """Quasi-complete only when one point carries both labels (a common misreading)."""
+    if separation_type(X, y) == "complete":
+        return "complete"
+    rows = {}
+    for x, label in zip(map(tuple, X), y):
+        rows.setdefault(x, set()).add(label)
+    if any(len(v) == 2 for v in rows.values()):
+        return "quasi-complete"
+    return "overlap"
+
+
+N_, LAM_ = sp.symbols("N lam", positive=True)
+NP_, NM_ = sp.symbols("N_plus N_minus", positive=True)
+
 WRONG = {
     "log_sigmoid": {
         "np.where over both branches (overflow warnings)": _log_sigmoid_where,
         "log(1 + e) instead of log1p (no relative precision)": _log_sigmoid_log_not_log1p,
     },
+    "newton_from_zero": {
+        "Hessian at p = 1/2 taken as X~^T X~ / (2N)": lambda: (sp.Integer(1), 2 * N_ * LAM_),
+        "the 1/N of the mean forgotten": lambda: (sp.Integer(2), 4 * LAM_),
+    },
     "irls_fit": {
         "penalises the bias": _irls_penalising_bias,
-        "returns whatever the last iterate is on separable data": _irls_ignoring_separability,
+        "0/1-label gradient with labels -1/+1": _irls_01_gradient,
     },
-    "corrected_source_loss": {
-        "sign of the margin lost": lambda: sp.log(1 + sp.exp(sp.Symbol("y", real=True) * sp.Symbol("f", real=True))),
-        "label ignored": lambda: sp.log(1 + sp.exp(-sp.Symbol("f", real=True))),
+    "separation_type": {
+        "strict separation only": _strict_lp_only,
+        "weak separation only": _weak_lp_only,
+    },
+    "corrected_intercept": {
+        "log instead of logit (log(N_plus / N))": lambda: sp.log(NP_ / (NP_ + NM_)),
+        "the sign of the classes swapped": lambda: sp.log(NM_ / NP_),
     },
 }
 
 #: wrong answers that pass the public tests and only a hidden test catches
 #: (tests/test_answer_keys.py proves each loses points there)
 WRONG_HIDDEN = {
-    "irls_fit": {
-        "detects only strict separation (quasi-separated data run on)": _irls_strict_separation_only,
+    "separation_type": {
+        "quasi-complete only when a point repeats with both labels": _quasi_means_repeated_point,
     },
 }

@@ -51,6 +51,21 @@ def support_vector_indices(X, y, alpha, C, tol=1e-6):
     return sv, sv[~at_bound], sv[at_bound]
 
 
+def scaling_counterexample():
+    # three points: with s = (1, 1) all of them lie on the margin (w = (-1/6, 1/2), b = 0); shrink
+    # x1 tenfold and (3, -1) comes so close to (0, -2) in x1 that the negative (0, -2) leaves the
+    # margin: the margin is Euclidean, so the units of the features decide which points bind
+    # before: all three on the margin, w = (-1/6, 1/2), b = 0 (three equations, three unknowns);
+    # after: the SVM of the two remaining margin points, the perpendicular bisector of p = (0, 2)
+    # and q = (0.3, -1): w = 2 (p - q) / |p - q|^2, b = (|q|^2 - |p|^2) / |p - q|^2
+    X = np.array([[0.0, 2.0], [0.0, -2.0], [3.0, -1.0]])
+    y = np.array([1.0, -1.0, -1.0])
+    p, q = np.array([0.0, 2.0]), np.array([0.3, -1.0])
+    w1 = 2 * (p - q) / ((p - q) @ (p - q))
+    b1 = (q @ q - p @ p) / ((p - q) @ (p - q))
+    return X, y, np.array([0.1, 1.0]), np.array([-1 / 6, 0.5]), 0.0, w1, float(b1)
+
+
 def alpha_margin_identity():
     gamma, w_norm, C = sp.symbols("gamma w_norm C", positive=True)
     xi_sum = sp.Symbol("xi_sum", nonnegative=True)
@@ -74,7 +89,7 @@ Y_COL = np.array([1.0, 1.0, 1.0, -1.0, 1.0, -1.0])
 ALPHA_COL = np.array([0.0, 0.5, 5e-7, 0.5, 0.0, 0.0])
 
 
-@test("margin.support_vector_indices", points=2, hidden=True, visibility="after_due_date")
+@test("margin.support_vector_indices", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_collinear_margin_points_and_tol(f):
     from linclf_grader.sets.margin import check_support_vectors
 
@@ -129,6 +144,19 @@ def _identity_wrong(kind):
 
 
 WRONG = {
+    "scaling_counterexample": {
+        "a scaling of both features alike (the SVM only rescales)": lambda: (
+            np.array([[0.0, 2.0], [0.0, -2.0], [3.0, -1.0]]), np.array([1.0, -1.0, -1.0]), np.array([3.0, 3.0]),
+            np.array([-1 / 6, 0.5]), 0.0, np.array([-1 / 18, 1 / 6]), 0.0),
+        "data that no line separates": lambda: (
+            np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), np.array([1.0, 1.0, -1.0, -1.0]),
+            np.array([2.0, 1.0]), np.zeros(2), 0.0, np.zeros(2), 0.0),
+        "a point too close to the margin to call": lambda: (
+            np.array([[0.0, 2.0], [0.0, -2.0], [3.0, -1.0], [0.0, 2.0005]]), np.array([1.0, -1.0, -1.0, 1.0]),
+            np.array([0.1, 1.0]), np.array([-1 / 6, 0.5]), 0.0, np.array([-1 / 6, 0.5]), 0.0),
+        "the SVM after the scaling taken as the scaled SVM (w0 / s)": lambda: (
+            lambda r: (*r[:5], r[3] / r[2], r[4]))(scaling_counterexample()),
+    },
     "support_vector_indices": {
         "alpha > 0 without tolerance": _sv_wrong("no tolerance"),
         "points with y f(x) <= 1 (geometry)": _sv_wrong("geometry"),

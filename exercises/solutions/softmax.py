@@ -33,21 +33,25 @@ def log_softmax_derivative():
     return sp.diff(log_p1, f2)
 
 
-def _pinned_hessian(c, d, order="class-major", sign=1, diagonal=True):
+def _reduced_hessian(c, d, order="class-major", sign=1, diagonal=True, pinned=False, J_sign=-1):
     p = sp.symbols(f"p1:{c}", real=True)
     x = sp.symbols(f"x1:{d + 1}", real=True)
     xt = sp.Matrix([*x, 1])
-    Hp = sp.Matrix(c - 1, c - 1, lambda k, l: (p[k] if k == l and diagonal else 0) - p[k] * p[l])
+    pf = sp.Matrix([*p, 1 - sum(p)])
+    A = sp.Matrix(c, c, lambda k, l: (pf[k] if k == l and diagonal else 0) - pf[k] * pf[l])
+    # d f / d a_k: x~ for class k, J_sign x~ for class c (a_c = -(a_1 + ... + a_{c-1})), so the
+    # c x c score Hessian diag(p) - p p^T is folded as J^T A J with J = [I; -1^T]
+    J = sp.Matrix.vstack(sp.eye(c - 1), (0 if pinned else J_sign) * sp.ones(1, c - 1))
+    M = J.T * A * J
     if order == "class-major":
-        return sign * sp.Matrix(sp.kronecker_product(Hp, xt * xt.T))
-    return sign * sp.Matrix(sp.kronecker_product(xt * xt.T, Hp))
+        return sign * sp.Matrix(sp.kronecker_product(M, xt * xt.T))
+    return sign * sp.Matrix(sp.kronecker_product(xt * xt.T, M))
 
 
 def softmax_hessian(c, d):
-    # the loss is LSE(f) - f_t with f = (a_1 . x_t, ..., a_{c-1} . x_t, 0); its Hessian in f is
-    # diag(p) - p p^T, and the pinned score f_c has no parameter: keep the first c - 1 rows and
-    # columns, then d f_k / d a_k = x_tilde gives the blocks (p_k delta_kl - p_k p_l) x_t x_t^T
-    return _pinned_hessian(c, d)
+    # the loss is LSE(f) - f_t with f_k = a_k . x~ (k < c) and f_c = -(a_1 + ... + a_{c-1}) . x~;
+    # its Hessian in f is A = diag(p) - p p^T, and f = (J kron x~^T) theta with J = [I; -1^T]
+    return _reduced_hessian(c, d)
 
 
 def softmax_convexity_proof(c):
@@ -65,8 +69,9 @@ def softmax_convexity_proof(c):
 # --------------------------------------------------------------------------
 @test("softmax.softmax_hessian", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_two_classes_and_no_features(f):
-    """c = 2 is logistic regression (p1 (1 - p1) x_t x_t^T); d = 0 leaves the intercepts only."""
-    for c, d, names in ((2, 2, ["p1", "x1", "x2"]), (4, 0, ["p1", "p2", "p3"])):
+    """c = 2 is logistic regression with the weights doubled (4 p1 (1 - p1) x_t x_t^T); d = 0
+    leaves the intercepts only."""
+    for c, d, names in ((2, 1, ["p1", "x1"]), (3, 0, ["p1", "p2"])):
         assert_expr(f(c, d), str(softmax_hessian(c, d)), names, f"H (c = {c}, d = {d})")
 
 
@@ -101,10 +106,11 @@ def _proof_wrong(kind):
 
 WRONG = {
     "softmax_hessian": {
-        "the full c-class Hessian (nothing pinned)": lambda c, d: _pinned_hessian(c + 1, d),
-        "Kronecker factors swapped": lambda c, d: _pinned_hessian(c, d, order="feature-major"),
-        "sign error": lambda c, d: _pinned_hessian(c, d, sign=-1),
-        "forgot the diagonal": lambda c, d: _pinned_hessian(c, d, diagonal=False),
+        "the pinned Hessian (a_c = 0), the chapter's other remedy": lambda c, d: _reduced_hessian(c, d, pinned=True),
+        "a_c = +(a_1 + ... + a_{c-1}): the sign of the constraint lost": lambda c, d: _reduced_hessian(c, d, J_sign=1),
+        "Kronecker factors swapped": lambda c, d: _reduced_hessian(c, d, order="feature-major"),
+        "sign error": lambda c, d: _reduced_hessian(c, d, sign=-1),
+        "forgot the diagonal": lambda c, d: _reduced_hessian(c, d, diagonal=False),
     },
     "softmax_convexity_proof": {
         "expanded: not visibly >= 0": _proof_wrong("expanded"),
@@ -136,7 +142,7 @@ def softmax_separable_experiment(X, y, c):
     return _gd_experiment(X, y, c)
 
 
-@test("softmax.softmax_separable_experiment", points=2, hidden=True, visibility="after_due_date")
+@test("softmax.softmax_separable_experiment", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_a_class_absent(f):
     """c = 3 but no sample of class 1: its column still moves (its probabilities are pushed to 0)."""
     from linclf_grader.framework import assert_close

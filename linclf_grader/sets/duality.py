@@ -1,5 +1,6 @@
-"""Exercise set "duality" (chapter 8): the SVM dual objective, back to the primal, a small
-dual, the dual of the L2 soft margin, and the KKT conditions point by point.
+"""Exercise set "duality" (chapter 8): the SVM dual objective, back to the primal, every optimal
+b when no support vector is free, a small dual, the dual of the L2 soft margin with a penalised
+bias, and the KKT conditions point by point.
 
 Labels are -1/+1.  The dual maximises
 W(alpha) = sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j x_i @ x_j
@@ -57,6 +58,28 @@ SET.exercise(
 )
 
 SET.exercise(
+    "bias_interval",
+    title="Every optimal b when no support vector is free",
+    signature="def bias_interval(alpha, X, y, C):",
+    kind="derivation",   # the chapter says "an interval"; which points bound it, and how, is yours
+    hidden_tests=2,
+    doc=r"""
+    alpha is an optimal solution of the soft-margin dual (linear kernel,
+    penalty C), w = sum_i alpha_i y_i x_i.  Return the interval [b_lo, b_hi]
+    of all intercepts b for which (w, b) is optimal for the primal.
+    Classify each multiplier as in ``primal_from_dual``: alpha_i <= 1e-8 is
+    0, alpha_i >= C - 1e-8 is C, the others are free.  When some support
+    vector is free, b is unique: return (b, b) with b averaged over the free
+    ones as in ``primal_from_dual``.  A side that nothing bounds is
+    -inf or inf.
+
+    Returns
+    -------
+    (b_lo, b_hi) : float, float
+    """,
+)
+
+SET.exercise(
     "small_dual_objective",
     title="The dual of a small problem, symbolically",
     signature="def small_dual_objective():",
@@ -90,21 +113,20 @@ SET.exercise(
 
 SET.exercise(
     "l2svm_dual",
-    title="The dual of the L2 soft margin",
+    title="The dual of the L2 soft margin with a penalised bias",
     signature="def l2svm_dual(X, y):",
     kind="derivation",
     hidden_tests=2,
     doc=r"""
-    The L2 soft margin squares the slacks:
+    This soft margin squares the slacks and penalises the bias too:
 
-        minimise  1/2 ||w||^2 + C/2 sum_i xi_i^2
+        minimise  1/2 ||w||^2 + 1/2 b^2 + C/2 sum_i xi_i^2
         subject to  y_i (w @ x_i + b) >= 1 - xi_i  for every i
 
     (note the C/2, and no constraint xi_i >= 0).  Derive its Lagrange dual
     and return the dual objective, the function of alpha that the dual
     maximises, for the training data (X, y), as a sympy expression in
-    alpha1, ..., alphaN and C.  Do not use the equality constraint of the
-    dual to eliminate a variable, and leave the constraints out.
+    alpha1, ..., alphaN and C; leave the constraints out.
 
     Parameters
     ----------
@@ -154,7 +176,7 @@ SET.exercise(
     "kkt_violations",
     title="Which points break the KKT conditions? (your own data)",
     signature="def kkt_violations(X, y, alpha, b, C, tol):",
-    kind="implementation",
+    kind="formula",   # the three cases and the box are listed on the page
     variant=_kkt_data,
     hidden_tests=2,
     doc=r"""
@@ -195,7 +217,7 @@ def test_objective_at_the_optimum(f):
     assert_close(f(ALPHA_P, X_P, Y_P), 10 / 49, "W(alpha)")
 
 
-@test("dual_objective", points=2)
+@test("dual_objective", points=1)
 def test_objective_elsewhere(f):
     assert_close(f(np.array([0.1, 0.3, 0.2, 0.05, 0.15, 0.4]), X_P, Y_P), -2.29, "W(alpha)")
 
@@ -217,6 +239,36 @@ def test_soft_margin_with_bounded_vectors(f):
 @test("primal_from_dual", points=1)
 def test_no_free_vector_raises(f):
     assert_raises(f, "ValueError", np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0]), X_P, Y_P, 1.0)
+
+
+# eight points, a point of each class deep on the other side: for C = 1/5 every support vector
+# is bound (w = (0.8, 0.2)), for C = 1/10 two are free (alpha = C/10), all checked exactly
+X_B = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [2.0, 1.0], [3.0, 3.0], [1.0, 2.0], [2.0, 0.0],
+                [-1.0, 1.0]])
+Y_B = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0, 1.0, -1.0])
+
+
+def _interval(got):
+    lo, hi = unpack(got, 2, "the result (b_lo, b_hi)")
+    return lo, hi
+
+
+@test("bias_interval", points=2)
+def test_bias_interval_without_a_free_support_vector(f):
+    C = 0.2
+    alpha = C * np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    lo, hi = _interval(f(alpha, X_B, Y_B, C))
+    assert_close(lo, -1.0, "b_lo (C = 0.2, no free support vector)", rtol=1e-9, atol=1e-9)
+    assert_close(hi, -0.8, "b_hi (C = 0.2, no free support vector)", rtol=1e-9, atol=1e-9)
+
+
+@test("bias_interval", points=1)
+def test_bias_interval_with_free_support_vectors(f):
+    C = 0.1
+    alpha = C * np.array([1.0, 1.0, 1.0, 1.0, 0.1, 1.0, 1.0, 0.1])
+    lo, hi = _interval(f(alpha, X_B, Y_B, C))
+    assert_close(lo, -0.68, "b_lo (C = 0.1, two free support vectors)", rtol=1e-9, atol=1e-9)
+    assert_close(hi, -0.68, "b_hi (C = 0.1, two free support vectors)", rtol=1e-9, atol=1e-9)
 
 
 @test("small_dual_objective", points=2)
@@ -255,18 +307,22 @@ def _value_at(expr, alpha, C, what):
 X_3 = np.array([[1.0, 2.0], [2.0, 0.0], [-1.0, 0.0]])
 Y_3 = np.array([1.0, 1.0, -1.0])
 # six points no line separates; for C = 2 the primal optimum (minimised directly over (w, b)
-# with scipy) is P* = 5.3033033..., attained by the dual at ALPHA_L2 (linclf.SVC on K + I/C)
+# with scipy) is P* = 9050/1683, attained by the dual at ALPHA_L2 (every alpha_i > 0, so the
+# dual optimum solves (Q + y y^T + I/C) alpha = 1 exactly)
 X_6 = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.0], [1.0, -0.5], [0.5, 0.5], [1.5, 1.0]])
 Y_6 = np.array([-1.0, 1.0, 1.0, -1.0, 1.0, -1.0])
-ALPHA_L2 = np.array([1.135135135135135, 1.663663663663664, 1.471471471471471, 1.339339339339339,
-                     2.168168168168168, 2.828828828828829])
-P_L2 = 5.303303303303303
+ALPHA_L2 = np.array([1.3155080213903743, 1.7052881758764111, 1.4390968508615567, 1.4272133095662507,
+                     2.061794414735591, 2.805704099821747])
+P_L2 = 9050 / 1683
+ALPHA_ELSEWHERE = np.array([1.0, 2.0, 1.0, 1.0, 1.0, 1.0])
+W_ELSEWHERE = -0.75                    # exact: (Q + y y^T + I/C) has binary-fraction entries
 
 
 @test("l2svm_dual", points=2)
 def test_l2_dual_three_points(f):
     assert_expr(f(X_3, Y_3), "alpha1 + alpha2 + alpha3 - 5*alpha1**2/2 - 2*alpha2**2 - alpha3**2/2"
                              " - 2*alpha1*alpha2 - alpha1*alpha3 - 2*alpha2*alpha3"
+                             " - (alpha1 + alpha2 - alpha3)**2/2"
                              " - (alpha1**2 + alpha2**2 + alpha3**2)/(2*C)",
                 ["alpha1", "alpha2", "alpha3", "C"], "the dual objective", positive=["C"])
 
@@ -278,9 +334,9 @@ def test_l2_strong_duality(f):
     got = _value_at(expr, ALPHA_L2, 2.0, "the dual objective")
     assert_close(got, P_L2, "the dual objective at the dual optimum, C = 2 (must equal the primal "
                             "optimum P* by strong duality)", rtol=1e-9)
-    got = _value_at(expr, np.ones(6), 2.0, "the dual objective")
-    assert_close(got, 3.5, "the dual objective at alpha = (1, ..., 1), C = 2 (a feasible point, "
-                              "so below P*)", rtol=1e-9)
+    got = _value_at(expr, ALPHA_ELSEWHERE, 2.0, "the dual objective")
+    assert_close(got, W_ELSEWHERE, "the dual objective at alpha = (1, 2, 1, 1, 1, 1), C = 2 (a feasible"
+                                   " point, so below P*)", rtol=1e-9)
 
 
 # --------------------------------------------------------------------------
@@ -295,7 +351,7 @@ Y_KKT = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -1.0, 1
 ALPHA_KKT = np.array([0.5, 0.25, 0.0, 1.0, 1.0, 0.0, 0.0, 1.25, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
 
 
-@test("kkt_violations", points=2)
+@test("kkt_violations", points=1)
 def test_kkt_every_case(f):
     idx = as_array(f(X_KKT, Y_KKT, ALPHA_KKT, 0.125, 1.0, 1e-6), None, "idx")
     assert_equal(idx, [1, 7, 11, 12], "the violating indices")
@@ -307,7 +363,7 @@ def test_kkt_a_loose_tolerance(f):
     assert_equal(idx, [12], "the violating indices (tol = 0.3)")
 
 
-@test("kkt_violations", points=2, variant=True)
+@test("kkt_violations", points=1, variant=True)
 def test_kkt_on_your_own_data(f, data):
     """Expected indices from linclf's SVC.kkt_violations (the twin) and the box."""
     viol, box = _kkt_twin(data["X"], data["y"], data["alpha"], data["b"], data["C"], data["tol"])

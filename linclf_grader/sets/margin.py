@@ -10,7 +10,8 @@ import numpy as np
 
 from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_expr, assert_raises,
                          test, unpack)
-from ..quiet import assert_equal_quiet
+from ..imports import OPTIMISERS
+from ..quiet import assert_close_quiet, assert_equal_quiet
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -128,7 +129,7 @@ SET.exercise(
     "support_vector_indices",
     title="Which points are support vectors? (your own data)",
     signature="def support_vector_indices(X, y, alpha, C, tol=1e-6):",
-    kind="concept",
+    kind="formula",   # the definitions are the notation contract's, applied with a tolerance
     variant=_soft_margin_solution,
     hidden_tests=1,
     doc=r"""
@@ -150,6 +151,31 @@ SET.exercise(
     Returns
     -------
     (sv, margin_sv, bound_sv) : three int ndarrays of indices, increasing
+    """,
+)
+
+SET.exercise(
+    "scaling_counterexample",
+    title="Scaling a feature changes the support vectors: a counterexample",
+    signature="def scaling_counterexample():",
+    kind="concept",
+    forbid=OPTIMISERS,   # solve your example's two SVMs by reasoning, not by a solver
+    doc=r"""
+    Construct a small training set in the plane and a positive scaling of
+    its two features, x -> (s1 x1, s2 x2), such that the set of points
+    lying on the margin of the hard-margin SVM (y_i f(x_i) = 1) is not the
+    same before and after the scaling, and give both SVMs.
+
+    Rules: 3 to 8 points, both labels present, coordinates and s1, s2
+    between -100 and 100 (s1, s2 > 0), linearly separable data; and make
+    it clear-cut: every point off the margin must have y_i f(x_i) >= 1.001,
+    before and after the scaling.
+
+    Returns
+    -------
+    (X, y, s, w0, b0, w1, b1) : X of shape (N, 2), y of shape (N,) in
+        {-1, +1}, s of shape (2,); (w0, b0) the hard-margin SVM of (X, y)
+        and (w1, b1) that of the scaled data, w0 and w1 of shape (2,)
     """,
 )
 
@@ -198,12 +224,8 @@ def test_scaled_optimal_hyperplane(f):
 
 
 @test("geometric_margin", points=1)
-def test_misclassified_point(f):
+def test_misclassified_point_and_three_features(f):
     assert_close(f(X_M, Y_M, np.array([1.0, -1.0]), 0.5), -2.4748737341529163, "gamma")
-
-
-@test("geometric_margin", points=1)
-def test_three_features(f):
     assert_close(f(X_3, Y_3, np.array([1.0, 1.0, 1.0]), -1.0), 0.23094010767585027, "gamma")
 
 
@@ -222,17 +244,13 @@ def test_canonical_three_features(f):
 
 
 @test("canonical_hyperplane", points=1)
-def test_not_separating_raises(f):
+def test_not_separating_or_on_the_hyperplane_raises(f):
     assert_raises(f, "ValueError", X_M, Y_M, np.array([1.0, -1.0]), 0.5)
-
-
-@test("canonical_hyperplane", points=1)
-def test_point_on_the_hyperplane_raises(f):
     # x_4 = (0, -1) and x_5 = (-2, -1) lie on the line x2 = -1; every other point is on its correct side
     assert_raises(f, "ValueError", X_M, Y_M, np.array([0.0, 1.0]), 1.0)
 
 
-@test("best_offset", points=2)
+@test("best_offset", points=1)
 def test_optimal_direction_not_unit(f):
     rho, b = unpack(f(X_M, Y_M, np.array([1.0, 2.0])), 2, "the result (gamma_u, b)")
     assert_close(rho, 1.5652475842498528, "gamma_u")
@@ -300,7 +318,7 @@ def test_solver_noise_and_bounds(f):
     check_support_vectors(f(X_SOFT, Y_SOFT, ALPHA_SOFT, 1.0), [0, 1, 3, 6, 7], [0, 1, 3], [6, 7])
 
 
-@test("support_vector_indices", points=2, variant=True)
+@test("support_vector_indices", points=1, variant=True)
 def test_support_vectors_of_your_own_data(f, data):
     """Checked against the contract's definitions, on your multipliers."""
     alpha, C, tol = data["alpha"], data["C"], 1e-6
@@ -317,6 +335,80 @@ _IDENTITY_SYMBOLS = ["gamma", "w_norm", "C", "xi_sum"]
 
 def _identity(f):
     return unpack(f(), 3, "the result (hard, soft, dual_value)")
+
+
+# --------------------------------------------------------------------------
+# the scaling counterexample
+# --------------------------------------------------------------------------
+def _hard_margin_yf(X, y):
+    """y_i f(x_i) of the hard-margin SVM, by linclf's SVC (the trusted twin); None if the data are
+    not separable."""
+    from linclf.svm import SVC
+
+    try:
+        model = SVC(C=np.inf, kernel="linear", tol=1e-10).fit(X, y)
+    except ValueError:
+        return None
+    yf = y * (X @ model.coef_[0] + model.intercept_[0])
+    return (yf, model.coef_[0], model.intercept_[0]) if yf.min() > 1 - 1e-6 else None
+
+
+def _counterexample(f):
+    X, y, s, *_ = unpack(f(), 7, "the result (X, y, s, w0, b0, w1, b1)")
+    X = as_array(X, None, "X")
+    if X.ndim != 2 or X.shape[1] != 2 or not 3 <= len(X) <= 8:
+        fail(f"X should have shape (N, 2) with 3 <= N <= 8, got shape {X.shape}")
+    y = as_array(y, (len(X),), "y")
+    s = as_array(s, (2,), "s")
+    if not np.all(np.isin(y, [-1.0, 1.0])) or len(np.unique(y)) != 2:
+        fail("y should hold both labels -1 and +1, and nothing else")
+    if np.abs(X).max() > 100 or s.min() <= 0 or s.max() > 100:
+        fail("the coordinates must lie in [-100, 100] and s1, s2 in (0, 100]")
+    return X, y, s
+
+
+def _margin_set(yf, what):
+    on = np.abs(yf - 1) <= 1e-6
+    if np.any(~on & (yf < 1.001)):
+        fail(f"{what}: some point has 1 < y f(x) < 1.001, too close to the margin to call")
+    return set(np.flatnonzero(on).tolist())
+
+
+@test("scaling_counterexample", points=1)
+def test_counterexample_is_separable(f):
+    X, y, s = _counterexample(f)
+    for data, what in ((X, "the data"), (X * s, "the scaled data")):
+        if _hard_margin_yf(data, y) is None:
+            fail(f"{what} are not linearly separable: the hard-margin SVM does not exist")
+
+
+def _both_svms(X, y, s):
+    before, after = _hard_margin_yf(X, y), _hard_margin_yf(X * s, y)
+    if before is None or after is None:
+        fail("the data (or the scaled data) are not linearly separable")
+    return before, after
+
+
+@test("scaling_counterexample", points=2)
+def test_counterexample_changes_the_margin_points(f):
+    X, y, s = _counterexample(f)
+    before, after = _both_svms(X, y, s)
+    on_before = _margin_set(before[0], "before the scaling")
+    on_after = _margin_set(after[0], "after the scaling")
+    if on_before == on_after:
+        fail(f"the same points lie on the margin before and after the scaling: {sorted(on_before)}")
+
+
+@test("scaling_counterexample", points=2)
+def test_counterexample_gives_both_svms(f):
+    got = unpack(f(), 7, "the result (X, y, s, w0, b0, w1, b1)")
+    X, y, s = _counterexample(f)
+    before, after = _both_svms(X, y, s)
+    # the SVMs of the student's own example: checked quietly, never printed
+    assert_close_quiet(as_array(got[3], (2,), "w0"), before[1], "w0 (before the scaling)", rtol=1e-6, atol=1e-8)
+    assert_close_quiet(got[4], before[2], "b0 (before the scaling)", rtol=1e-6, atol=1e-8)
+    assert_close_quiet(as_array(got[5], (2,), "w1"), after[1], "w1 (after the scaling)", rtol=1e-6, atol=1e-8)
+    assert_close_quiet(got[6], after[2], "b1 (after the scaling)", rtol=1e-6, atol=1e-8)
 
 
 @test("alpha_margin_identity", points=1)
