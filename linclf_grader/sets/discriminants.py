@@ -221,12 +221,13 @@ def test_line_through_points_at_numbers(f):
     from ..framework import read_expr
 
     expr = read_expr(f(), "the signed distance")
-    # p on the segment's line, p two units to the left of the direction q -> r (a 3-4-5 triangle)
+    # p on the line through q = (1, 1) and r = (4, 5), p two units to the left of q -> r (a 3-4-5
+    # triangle), and p = (0, 1) to the left of the diagonal from (0, 0) to (1, 1)
     for point, expected in (({"p1": 2.5, "p2": 3.0, "q1": 1.0, "q2": 1.0, "r1": 4.0, "r2": 5.0}, 0.0),
-                            ({"p1": -0.6, "p2": 2.2, "q1": 1.0, "q2": 1.0, "r1": 4.0, "r2": 5.0}, 2.0)):
-        assert_close(_distance_at(expr, point), expected,
-                     f"the signed distance at p = ({point['p1']}, {point['p2']}), q = (1, 1), r = (4, 5)",
-                     quiet=True)
+                            ({"p1": -0.6, "p2": 2.2, "q1": 1.0, "q2": 1.0, "r1": 4.0, "r2": 5.0}, 2.0),
+                            ({"p1": 0.0, "p2": 1.0, "q1": 0.0, "q2": 0.0, "r1": 1.0, "r2": 1.0}, 0.5**0.5)):
+        where = ", ".join(f"{k} = {v:g}" for k, v in point.items())
+        assert_close(_distance_at(expr, point), expected, f"the signed distance at {where}", quiet=True)
     # swapping q and r turns the direction round: the sign flips, the size stays
     point = {"p1": 0.5, "p2": -2.0, "q1": -1.0, "q2": 0.5, "r1": 2.0, "r2": 3.0}
     swapped = dict(point, q1=2.0, q2=3.0, r1=-1.0, r2=0.5)
