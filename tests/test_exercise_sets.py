@@ -147,7 +147,12 @@ def test_check_is_honest_about_hidden_and_variant_tests(monkeypatch):
     assert "3/3 points" in text and "2 hidden test(s)" in text
     assert "All public tests pass" not in text  # hidden tests remain
     ex, results = evaluate("perceptron_update", ref.perceptron_update)
-    assert "All public tests pass" in feedback(ex, results)  # no hidden test declared
+    assert "1 hidden test(s)" in feedback(ex, results)
+    # every exercise now has a hidden test (a lookup table of the public answers must lose
+    # points); the wording without one, on a copy of the declaration
+    import dataclasses
+
+    assert "All public tests pass" in feedback(dataclasses.replace(ex, hidden_tests=0), results)
 
 
 def test_partial_credit_per_test_is_reported():

@@ -53,6 +53,49 @@ def ovr_ambiguous_fraction(W, b):
 # --------------------------------------------------------------------------
 # hidden tests: traps the public tests do not show
 # --------------------------------------------------------------------------
+# Fresh inputs from fixed seeds, expected values from the reference above: a table of the
+# public tests' answers (hard-coded outputs for the public inputs) loses these points.
+@test("discriminants.signed_distance", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_signed_distance_fresh_inputs(f):
+    rng = np.random.default_rng(101)
+    X, w, b = rng.normal(size=(6, 4)), rng.normal(size=4), float(rng.normal())
+    assert_close(f(X, w, b), signed_distance(X, w, b), "r")
+
+
+@test("discriminants.line_through_points", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_line_through_points_symbolic(f):
+    """The whole expression, compared symbolically with the reference's derivation."""
+    from linclf_grader.framework import read_expr
+    from linclf_grader.symbolic import compare_expr, parse_expr_safely
+
+    got = read_expr(f(), "the signed distance")
+    ok, msg = compare_expr(got, parse_expr_safely(str(line_through_points())),
+                           ["p1", "p2", "q1", "q2", "r1", "r2"])
+    if not ok:
+        raise AssertionError(f"the signed distance: {msg}")
+
+
+@test("discriminants.normalize_augmented", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_normalize_augmented_fresh_inputs(f):
+    rng = np.random.default_rng(102)
+    X, y = rng.normal(size=(7, 3)), rng.choice([-1.0, 1.0], size=7)
+    assert_close(f(X, y), normalize_augmented(X, y), "Y")
+
+
+@test("discriminants.ovr_predict", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_ovr_predict_fresh_inputs(f):
+    """Four classes in three dimensions, random scores (no ties): every label, -1 included."""
+    from linclf_grader.framework import assert_equal
+
+    rng = np.random.default_rng(109)
+    # four normals a quarter turn apart in (x1, x2): each class claims a sector (23 of the 40
+    # points are ambiguous, every class gets at least 3)
+    angles = rng.uniform(0, 2 * np.pi) + np.arange(4) * np.pi / 2
+    W = np.column_stack([np.cos(angles), np.sin(angles), 0.3 * rng.normal(size=4)])
+    b, X = rng.uniform(-1, 0, 4), 2 * rng.normal(size=(40, 3))
+    assert_equal(f(W, b, X), ovr_predict(W, b, X), "labels")
+
+
 @test("discriminants.quadratic_as_linear", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_cross_term_only_and_degenerate_A(f):
     """A with a zero diagonal (only the cross term), and A = 0 (a plain linear score)."""

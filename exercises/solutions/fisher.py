@@ -95,6 +95,75 @@ _X_DUP = np.column_stack([_X_DUP, _X_DUP[:, 0]])          # the first feature, r
 _Y_DUP = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
 
 
+def _fresh(seed, n_pos=5, n_neg=8, d=3):
+    """Two classes of different sizes from a fixed seed: inputs no public test uses."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(size=(n_pos, d)) + 1.5, rng.normal(size=(n_neg, d))])
+    y = np.r_[np.ones(n_pos), -np.ones(n_neg)]
+    order = rng.permutation(len(y))          # the classes interleaved, not in two blocks
+    return X[order], y[order], rng
+
+
+# Fresh inputs, expected values from the reference above: a table of the public tests'
+# answers loses these points.
+@test("fisher.within_class_scatter", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_scatter_fresh_inputs(f):
+    X, y, _ = _fresh(201)
+    assert_close(f(X, y), within_class_scatter(X, y), "S_w")
+
+
+@test("fisher.fisher_criterion", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_criterion_fresh_inputs(f):
+    X, y, rng = _fresh(202)
+    w = rng.normal(size=3)
+    assert_close(f(w, X, y), fisher_criterion(w, X, y), "J_F(w)")
+
+
+@test("fisher.midpoint_bias", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_bias_fresh_inputs(f):
+    X, y, rng = _fresh(203, n_pos=3, n_neg=9)
+    w = rng.normal(size=3)
+    assert_close(f(w, X, y), midpoint_bias(w, X, y), "b")
+
+
+def _assert_same_expr(got, ref, symbols, what, matrix=False):
+    from linclf_grader.framework import read_expr
+    from linclf_grader.symbolic import compare_expr, parse_expr_safely
+
+    ok, msg = compare_expr(read_expr(got, what, matrix=matrix), parse_expr_safely(str(ref)), symbols,
+                           positive=["s1", "s2"])
+    if not ok:
+        raise AssertionError(f"{what}: {msg}")
+
+
+@test("fisher.mean_difference_efficiency", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_efficiency_symbolic(f):
+    """rho and its worst case, compared symbolically with the reference's derivation."""
+    rho, worst = unpack(f(), 2, "the result (rho, worst)")
+    rho_ref, worst_ref = mean_difference_efficiency()
+    _assert_same_expr(rho, rho_ref, ["s1", "s2", "d1", "d2"], "rho")
+    _assert_same_expr(worst, worst_ref, ["s1", "s2"], "the worst case of rho")
+
+
+@test("fisher.whitening_proof", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_proof_symbolic(f):
+    """u, v and the bound compared symbolically; cross**2 against the gap (cross is fixed only
+    up to its sign)."""
+    u, v, bound, cross = unpack(f(), 4, "the result (u, v, bound, cross)")
+    u_ref, v_ref, bound_ref, cross_ref = whitening_proof()
+    names = ["s1", "s2", "r", "d1", "d2", "w1", "w2"]
+    _assert_same_expr(u, u_ref, names, "u = L^T w", matrix=True)
+    _assert_same_expr(v, v_ref, names, "v = L^(-1) d", matrix=True)
+    _assert_same_expr(bound, bound_ref, names, "bound = v^T v")
+    from linclf_grader.framework import read_expr
+    from linclf_grader.symbolic import compare_expr, parse_expr_safely
+
+    ok, msg = compare_expr(read_expr(cross, "cross") ** 2, parse_expr_safely(str(cross_ref**2)), names,
+                           positive=["s1", "s2"])
+    if not ok:
+        raise AssertionError(f"cross**2 is not the Cauchy-Schwarz gap: {msg}")
+
+
 @test("fisher.fisher_direction", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_singular_scatter_and_unequal_classes(f):
     """A repeated feature makes S_w singular: ValueError. Then 2 against 6 samples."""

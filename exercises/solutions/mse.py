@@ -89,6 +89,40 @@ _X_3D = np.array([[0.3, 0.8, 0.3], [-1.3, 0.9, 0.4], [-0.5, 0.6, 0.4], [0.3, 0.0
 _Y_3D = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0])
 
 
+# Fresh inputs from fixed seeds, expected values from the reference above: a table of the
+# public tests' answers loses these points.
+@test("mse.mse_solution", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_mse_solution_fresh_inputs(f):
+    rng = np.random.default_rng(401)
+    X, y = rng.normal(size=(9, 3)), np.r_[np.ones(4), -np.ones(5)]
+    margins = rng.uniform(0.5, 2.0, size=9)
+    w_ref, b_ref = mse_solution(X, y, margins)
+    w, b = unpack(f(X, y, margins), 2, "the result (w, b)")
+    assert_close(w, w_ref, "w")
+    assert_close(b, b_ref, "b")
+
+
+@test("mse.lms_update", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_lms_fresh_inputs(f):
+    rng = np.random.default_rng(402)
+    for _ in range(3):
+        a, z = rng.normal(size=4), rng.normal(size=4)
+        margin, eta = float(rng.uniform(0.5, 2.0)), float(rng.uniform(0.01, 0.5))
+        assert_close(f(a, z, margin, eta), lms_update(a, z, margin, eta), "a_new")
+
+
+@test("mse.loo_score", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_left_out_score_symbolic(f):
+    """The whole expression, compared symbolically with the reference's derivation."""
+    from linclf_grader.framework import read_expr
+    from linclf_grader.symbolic import compare_expr, parse_expr_safely
+
+    ok, msg = compare_expr(read_expr(f(), "the left-out score"), parse_expr_safely(str(loo_score())),
+                           ["s", "h", "beta"])
+    if not ok:
+        raise AssertionError(f"the left-out score: {msg}")
+
+
 @test("mse.ho_kashyap", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_slow_easy_and_three_features(f):
     for X, y in ((_X_SLOW, _Y_SLOW), (_X_EASY, _Y_EASY), (_X_3D, _Y_3D)):

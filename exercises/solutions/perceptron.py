@@ -82,6 +82,50 @@ X_SLOW = np.array([[-4.0, 0.0], [3.0, 2.0], [-4.0, 2.0], [4.0, 2.0], [0.0, 4.0],
 Y_SLOW = np.array([-1.0, -1.0, -1.0, 1.0, -1.0, -1.0])
 
 
+# Fresh inputs from fixed seeds, expected values from the reference above: a table of the
+# public tests' answers loses these points.
+@test("perceptron.perceptron_update", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_update_fresh_inputs(f):
+    """Random (w, b, x, y, eta): some calls are mistakes, some not."""
+    rng = np.random.default_rng(301)
+    outcomes = set()
+    for _ in range(8):
+        w, b, x = rng.normal(size=4), float(rng.normal()), rng.normal(size=4)
+        y, eta = float(rng.choice([-1.0, 1.0])), float(rng.uniform(0.1, 2.0))
+        w_ref, b_ref = perceptron_update(w, b, x, y, eta)
+        outcomes.add(b_ref != b)
+        w_got, b_got = unpack(f(w, b, x, y, eta=eta), 2, "the result (w_new, b_new)")
+        assert_close(w_got, w_ref, "w_new")
+        assert_close(b_got, b_ref, "b_new")
+    assert outcomes == {True, False}      # the seed gives both kinds of call
+
+
+@test("perceptron.batch_perceptron_step", points=0.5, hidden=True, visibility="after_due_date")
+def test_hidden_batch_fresh_inputs(f):
+    rng = np.random.default_rng(302)
+    X, y = rng.normal(size=(12, 3)), rng.choice([-1.0, 1.0], size=12)
+    w, b = rng.normal(size=3), float(rng.normal())
+    w_ref, b_ref, n_ref = batch_perceptron_step(w, b, X, y, eta=0.3)
+    w_got, b_got, n_got = unpack(f(w, b, X, y, eta=0.3), 3, "the result (w, b, n_mistakes)")
+    assert_close(w_got, w_ref, "w_new")
+    assert_close(b_got, b_ref, "b_new")
+    assert_equal(n_got, n_ref, "n_mistakes")
+
+
+@test("perceptron.novikoff_bound", points=0.5, hidden=True, visibility="after_due_date")
+def test_hidden_bound_fresh_inputs(f):
+    """A separable cloud and the perceptron's own separator, then a (w, b) that is not one."""
+    from linclf_grader.framework import assert_raises
+
+    rng = np.random.default_rng(303)
+    X = rng.normal(size=(15, 2))
+    y = np.where(X @ [1.0, -2.0] + 0.5 > 0, 1.0, -1.0)
+    X = X + 0.3 * y[:, None] * np.array([1.0, -2.0]) / np.sqrt(5.0)   # a gap around the line
+    w, b, _ = perceptron_train(X, y, 1.0, 1000)
+    assert_close(f(X, y, w, b), novikoff_bound(X, y, w, b), "the bound", rtol=1e-9)
+    assert_raises(f, "ValueError", X, y, -w, -b)
+
+
 @test("perceptron.perceptron_train", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_many_epochs_and_a_tie(f):
     """Needs several passes; an early sample lands exactly on the boundary (a mistake)."""
@@ -125,6 +169,19 @@ def test_hidden_count_where_the_start_points_away(f):
         at = {sp.Symbol(k): v for k, v in point.items()}
         assert_close(complex(got.xreplace(at).evalf()).real, float(ref.xreplace(at).evalf()),
                      "k at a start that points away from u", rtol=1e-9)
+
+
+@test("perceptron.novikoff_any_start", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_count_symbolic(f):
+    """The whole expression, compared symbolically with the reference's derivation."""
+    from linclf_grader.framework import read_expr
+    from linclf_grader.symbolic import compare_expr, parse_expr_safely
+
+    ok, msg = compare_expr(read_expr(f(), "k"), parse_expr_safely(str(novikoff_any_start())),
+                           ["gamma", "R", "eta", "beta", "c", "n0"],
+                           positive=["gamma", "R", "eta", "beta", "n0"])
+    if not ok:
+        raise AssertionError(f"k: {msg}")
 
 
 # --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ numpy count, independent of the student's code).
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr, test)
+from ..framework import ExerciseSet, as_array, assert_close, assert_equal, test
 from ..quiet import assert_close_quiet
 
 SET = ExerciseSet("discriminants", "Linear discriminant functions", "01_discriminants",
@@ -18,6 +18,7 @@ SET.exercise(
     title="Signed distance to a hyperplane",
     signature="def signed_distance(X, w, b):",
     kind="formula",
+    hidden_tests=1,
     doc=r"""
     Signed distance of each row of X to the hyperplane w @ x + b = 0.
 
@@ -41,6 +42,7 @@ SET.exercise(
     title="A line given by two of its points",
     signature="def line_through_points():",
     kind="derivation",
+    hidden_tests=1,
     doc=r"""
     The signed distance of the point p = (p1, p2) to the line through the
     two distinct points q = (q1, q2) and r = (r1, r2), positive when p lies
@@ -57,6 +59,7 @@ SET.exercise(
     title="Normalised augmented vectors",
     signature="def normalize_augmented(X, y):",
     kind="formula",
+    hidden_tests=1,
     doc=r"""
     The rows z_i = y_i * (x_i, 1): augment each sample with a trailing 1,
     then multiply by its label y_i in {-1, +1}.
@@ -76,6 +79,7 @@ SET.exercise(
     signature="def ovr_predict(W, b, X):",
     # the rule is stated in full on the page: vectorising it is transcription
     kind="formula",
+    hidden_tests=1,
     doc=r"""
     Predict with c one-vs-rest scores f_k(x) = W[k] @ x + b[k].
 
@@ -197,10 +201,38 @@ def test_three_dimensions(f):
     assert_close(f(X, np.array([1.0, -2.0, 2.0]), 1.5), [2.5, 0.5, -1.0 / 6.0], "r")
 
 
-@test("line_through_points", points=2)
-def test_line_through_points(f):
-    assert_expr(f(), "((r1 - q1)*(p2 - q2) - (r2 - q2)*(p1 - q1))/sqrt((r1 - q1)**2 + (r2 - q2)**2)",
-                ["p1", "p2", "q1", "q2", "r1", "r2"], "the signed distance")
+_LINE_SYMBOLS = ["p1", "p2", "q1", "q2", "r1", "r2"]
+
+
+def _distance_at(expr, point):
+    """The returned expression at numbers (a float), or a clear failure."""
+    import sympy as sp
+
+    value = complex(expr.subs({sp.Symbol(k): v for k, v in point.items()}).evalf())
+    if abs(value.imag) > 1e-12:
+        raise AssertionError(f"the signed distance is not a real number at {point}")
+    return value.real
+
+
+# The public test checks values at numbers and two properties, never the expression itself
+# (the full symbolic comparison is a hidden test): reading this file does not give the formula.
+@test("line_through_points", points=1)
+def test_line_through_points_at_numbers(f):
+    from ..framework import read_expr
+
+    expr = read_expr(f(), "the signed distance")
+    # p on the line through q = (1, 1) and r = (4, 5), p two units to the left of q -> r (a 3-4-5
+    # triangle), and p = (0, 1) to the left of the diagonal from (0, 0) to (1, 1)
+    for point, expected in (({"p1": 2.5, "p2": 3.0, "q1": 1.0, "q2": 1.0, "r1": 4.0, "r2": 5.0}, 0.0),
+                            ({"p1": -0.6, "p2": 2.2, "q1": 1.0, "q2": 1.0, "r1": 4.0, "r2": 5.0}, 2.0),
+                            ({"p1": 0.0, "p2": 1.0, "q1": 0.0, "q2": 0.0, "r1": 1.0, "r2": 1.0}, 0.5**0.5)):
+        where = ", ".join(f"{k} = {v:g}" for k, v in point.items())
+        assert_close(_distance_at(expr, point), expected, f"the signed distance at {where}", quiet=True)
+    # swapping q and r turns the direction round: the sign flips, the size stays
+    point = {"p1": 0.5, "p2": -2.0, "q1": -1.0, "q2": 0.5, "r1": 2.0, "r2": 3.0}
+    swapped = dict(point, q1=2.0, q2=3.0, r1=-1.0, r2=0.5)
+    if not np.isclose(_distance_at(expr, point), -_distance_at(expr, swapped), rtol=1e-9, atol=1e-12):
+        raise AssertionError("swapping q and r should flip the sign of the distance and keep its size")
 
 
 @test("normalize_augmented", points=1)
