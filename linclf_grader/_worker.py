@@ -91,6 +91,12 @@ def encode_value(value, _depth=0, _budget=None):
         return {"__sympy__": str.__str__(text)}
     if type(value) in (list, tuple):
         return [encode_value(v, _depth + 1, _budget) for v in list.__iter__(list(value))]
+    if isinstance(value, tuple):
+        # a namedtuple (or other tuple subclass) is the tuple it is: read its items
+        # through the base class, never through an overridden __iter__
+        return [encode_value(v, _depth + 1, _budget) for v in tuple.__iter__(value)]
+    if isinstance(value, list):
+        return [encode_value(v, _depth + 1, _budget) for v in list.__iter__(value)]
     if type(value) is dict:
         out = {}
         for k, v in dict.items(value):
@@ -140,6 +146,10 @@ def _encode_array(np, value):
         raise EncodeError(f"cannot check an array of dtype {arr.dtype}; use numbers")
     if arr.nbytes > MAX_ARRAY_BYTES:
         raise EncodeError("the returned array is too large")
+    if kind == "f" and arr.dtype.itemsize not in (4, 8):
+        # float16 / longdouble: the grader reads float32 and float64; a longdouble
+        # answer is checked as the float64 nearest to it
+        arr = arr.astype(np.float64)
     if kind == "b":
         arr = arr.astype("|b1")
     else:
