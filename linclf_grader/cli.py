@@ -159,6 +159,14 @@ def main(argv=None):
         print("linclf-grade: --jobs >= 1, --timeout > 0 and --memory >= 256 are required",
               file=sys.stderr)
         return 2
+    if args.similarity is not None:
+        from .similarity import require_copydetect
+
+        try:   # before grading: not after minutes of work, with the report missing
+            require_copydetect()
+        except ValueError as exc:
+            print(f"linclf-grade: {exc}", file=sys.stderr)
+            return 2
 
     from .grade import unique_labels, write_reports
     from .outdir import OutputDir, OutputRefused

@@ -40,7 +40,7 @@ from pathlib import Path
 from .notebook import SubmissionError, read_submission
 
 __all__ = ["fingerprint_class", "similar_pairs", "write_similarity", "variant_mismatches",
-           "copy_signals", "describe_signal"]
+           "copy_signals", "describe_signal", "require_copydetect"]
 
 NOISE = 25       # copydetect's default noise threshold (characters of token text)
 GUARANTEE = 30   # and its guarantee threshold
@@ -63,13 +63,29 @@ def _boilerplate(exset):
     return sorted(fp.hashes)
 
 
+MISSING_COPYDETECT = (
+    "the similarity report (--similarity) needs the copydetect package, which the grading "
+    "extra installs: from a checkout run `bash scripts/setup.sh` or `pip install -e .[grading]`; "
+    "from PyPI `pip install 'linclf[grading]'`")
+
+
+def require_copydetect():
+    """Raise ValueError (with the install command) unless copydetect is importable.
+
+    The CLI calls this before grading anything, so that a class is not graded
+    for minutes only to stop at the report.
+    """
+    try:
+        import copydetect  # noqa: F401
+    except ImportError:
+        raise ValueError(MISSING_COPYDETECT) from None
+
+
 def fingerprint_class(paths, exset):
     """``{label: CodeFingerprint}`` of every readable submission (``paths``: label -> file)."""
-    try:
-        from copydetect import CodeFingerprint
-    except ImportError:
-        raise ValueError("the similarity report needs copydetect: pip install 'linclf[grading]'") \
-            from None
+    require_copydetect()
+    from copydetect import CodeFingerprint
+
     boiler = _boilerplate(exset)
     out = {}
     for label, path in paths.items():

@@ -507,3 +507,30 @@ def test_feedback_explains_a_skipped_cell_and_hidden_tests(tmp_path):
     assert any("hidden many epochs" in t["name"] for t in hidden)
     assert re.search(r"\| 1 of 1 \|", md)        # the hidden test of an exercise, counted
     assert "hidden many epochs" not in md          # but never named or shown
+
+
+def test_similarity_without_copydetect_stops_before_grading(tmp_path, capsys, monkeypatch):
+    """Instructor trial 1: the check came after grading the class and writing its outputs."""
+    monkeypatch.setitem(sys.modules, "copydetect", None)   # import copydetect -> ImportError
+    sub = tmp_path / "s1.py"
+    sub.write_text(S.reference_code())
+    assert main([str(sub), "--set", "perceptron", "--out", str(tmp_path / "o"),
+                 "--similarity", "0.8"]) == 2
+    err = capsys.readouterr().err
+    assert "copydetect" in err and "pip install -e .[grading]" in err and "scripts/setup.sh" in err
+    assert not (tmp_path / "o").exists()   # nothing graded, nothing written
+
+
+def test_setup_installs_what_the_guide_needs():
+    """scripts/setup.sh installs requirements/lock.txt: every package of the grading extra
+    (copydetect for --similarity, sympy) must be pinned there."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lock = {re.split(r"[=<>\[ ]", line, maxsplit=1)[0].lower().replace("_", "-")
+            for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")}
+    for req in project["optional-dependencies"]["grading"]:
+        name = re.split(r"[=<>\[ ]", req, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in lock, f"{name} (grading extra) is not installed by scripts/setup.sh"
+    assert "requirements/lock.txt" in (ROOT / "scripts" / "setup.sh").read_text()
