@@ -58,7 +58,7 @@ def collect(args, out):
             raise ValueError("--moodle needs --moodle-worksheet (the assignment's grading "
                              "worksheet)")
         return collect_moodle(args.moodle, args.moodle_worksheet, dest, args.id_column,
-                              timezone(args.timezone))
+                              timezone(args.timezone), args.set_name)
     return collect_folder(args.folder)
 
 

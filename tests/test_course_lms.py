@@ -199,8 +199,9 @@ def test_moodle_collection_and_late_policy_from_the_worksheet(course):
     out = out_dir(course, "moodle")
     report = (out / "collection.txt").read_text()
     assert "collected 5 submission(s) from Moodle" in report
-    assert "resubmission: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_assignsubmission" \
-           "_file_/perceptron_v2.py replaces" in report
+    assert "same attempt, not graded: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_" \
+           "assignsubmission_file_/perceptron.py (graded: moodle-submissions.zip:Dee Hopper_504_" \
+           "assignsubmission_file_/perceptron_v2.py" in report
     assert "Al Turing_599_assignsubmission_file_/perceptron.py: Participant 599 is not in" in report
     assert "onlinetext.html: ada@uni.example: not a .ipynb or .py file" in report
     g = grades(out)
@@ -534,3 +535,38 @@ def test_setup_installs_what_the_guide_needs():
         name = re.split(r"[=<>\[ ]", req, maxsplit=1)[0].lower().replace("_", "-")
         assert name in lock, f"{name} (grading extra) is not installed by scripts/setup.sh"
     assert "requirements/lock.txt" in (ROOT / "scripts" / "setup.sh").read_text()
+
+
+def test_moodle_files_of_one_attempt_are_chosen_as_on_canvas(tmp_path):
+    """Instructor trial 2: a participant's folder is one attempt. The notebook named after the
+    set is graded whatever the zip times say (a newer scratch file used to be graded, and
+    equal times left the student ungraded); the latest named version wins; the same attempt
+    in two downloads is one attempt."""
+    S.write_moodle(tmp_path)
+    folder = "{}_{}_assignsubmission_file_/{}"
+    people = {"Ada Lovelace": 501, "Bob Babbage": 502, "Dee Hopper": 504, "Eve Moriarty": 505}
+    uploads = {"Ada Lovelace": [("perceptron.ipynb", (2026, 3, 1, 10, 0, 0)),
+                                ("scratch.py", (2026, 3, 1, 10, 1, 0))],
+               "Bob Babbage": [("Untitled0.ipynb", (2026, 3, 1, 10, 0, 0)),
+                               ("perceptron.ipynb", (2026, 3, 1, 10, 0, 0))],
+               "Dee Hopper": [("perceptron.py", (2026, 3, 1, 9, 0, 0)),
+                              ("perceptron_v2.py", (2026, 3, 2, 12, 0, 0))],
+               "Eve Moriarty": [("a.py", (2026, 3, 1, 10, 0, 0)), ("b.py", (2026, 3, 1, 9, 0, 0))]}
+    for zname in ("one.zip", "again.zip"):
+        with zipfile.ZipFile(tmp_path / zname, "w") as z:
+            for full, files in uploads.items():
+                for fname, when in files:
+                    z.writestr(zipfile.ZipInfo(folder.format(full, people[full], fname), when),
+                               f"# {fname}\n")
+    col = collect_moodle([tmp_path / "one.zip", tmp_path / "again.zip"], tmp_path / "worksheet.csv",
+                         tmp_path / "c", set_name="perceptron")
+    graded = {s.student: s.source.rsplit("/", 1)[1] for s in col.submissions}
+    assert graded == {"ada@uni.example": "perceptron.ipynb", "bob@uni.example": "perceptron.ipynb",
+                      "dee@uni.example": "perceptron_v2.py"}
+    assert [a[0] for a in col.ambiguous] == ["eve@uni.example"]   # neither is named after the set
+    subs = col.by_student()
+    assert [c.rsplit("/", 1)[1] for c in subs["ada@uni.example"].companions] == ["scratch.py"]
+    assert all(not s.superseded for s in col.submissions)   # the second download adds nothing
+    report = "\n".join(col.report())
+    assert "same attempt, not graded: dee@uni.example: one.zip:Dee Hopper_504_assignsubmission" \
+           "_file_/perceptron.py" in report and "resubmission" not in report

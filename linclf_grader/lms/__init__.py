@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -98,7 +99,8 @@ class Collection:
                 lines.append(f"  resubmission: {s.student}: {s.source} replaces {old}")
             for other in s.companions:
                 lines.append(f"  same attempt, not graded: {s.student}: {other} (graded: "
-                             f"{s.source}, the notebook or file named after the set)")
+                             f"{s.source}, the notebook or file named after the set, latest "
+                             "version)")
         for entry, reason in self.unmapped:
             lines.append(f"  NOT MAPPED: {entry}: {reason}")
         for sid, entries, reason in self.ambiguous:
@@ -135,23 +137,41 @@ def choose_latest(candidates, key, what):
     return top, ranked[:-1], ""
 
 
+def set_file_version(stem, set_name):
+    """The version of a file named after the set, or None for any other name.
+
+    ``SET`` is version 0; the copies an LMS or a browser makes of a repeated name,
+    and the names students give new versions, count as later versions: ``SET-1``
+    (Canvas), ``SET (1)`` (Moodle's file picker, browsers), ``SET_v2``, ``SET-v2``,
+    ``SET_2``, ``SETv2``.
+    """
+    if not set_name:
+        return None
+    m = re.fullmatch(re.escape(set_name) + r"(?:\s*\((\d+)\)|[-_ ][vV]?(\d+)|[vV](\d+))?", stem)
+    if m is None:
+        return None
+    return int(next((g for g in m.groups() if g), 0))
+
+
 def choose_in_attempt(candidates, name, set_name):
     """Split the files of one attempt into (graded, others, ambiguity reason).
 
-    As on Gradescope (:func:`linclf_grader.gradescope.find_submission`): a notebook
-    before a ``.py`` file, and a file named after the set (``SET.ipynb``, or
-    ``SET-1.ipynb`` as Canvas renames a repeated name) before any other. When
-    the best rank is shared, nothing is chosen.
+    The same rule on Canvas and on Moodle (and as on Gradescope,
+    :func:`linclf_grader.gradescope.find_submission`): a notebook before a ``.py``
+    file, a file named after the set (:func:`set_file_version`) before any other,
+    and among those the latest version (``SET_v2`` before ``SET``). When the best
+    rank is shared, nothing is chosen and the reason says so.
     """
     def rank(c):
         path = Path(name(c))
-        stem = path.stem.rsplit("-", 1)[0] if path.stem.rsplit("-", 1)[-1].isdigit() else path.stem
-        return (path.suffix.lower() != ".ipynb", set_name is None or stem != set_name)
+        version = set_file_version(path.stem, set_name)
+        return (path.suffix.lower() != ".ipynb", version is None, -(version or 0))
 
     ranked = sorted(candidates, key=rank)
     best = [c for c in ranked if rank(c) == rank(ranked[0])]
     if len(best) > 1:
-        return None, [], (f"{len(best)} files of one attempt could each be the submission; "
+        return None, [], (f"{len(best)} files of one attempt could each be the submission "
+                          "(none is the notebook named after the set, or several are); "
                           "keep one and regrade")
     return ranked[0], ranked[1:], ""
 
