@@ -390,7 +390,10 @@ def _materials(args):
 
     start = time.monotonic()
     try:
-        students = read_student_list(args.materials, args.id_column)
+        notes = []
+        students = read_student_list(args.materials, args.id_column, notes)
+        for note in notes:   # the id column is never chosen silently
+            print(note, file=sys.stderr)
         sets = "all" if args.sets == "all" else [s.strip() for s in args.sets.split(",") if s.strip()]
         n = write_materials(students, sets, args.out, jobs=args.jobs)
     except ValueError as exc:

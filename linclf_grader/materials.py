@@ -28,10 +28,11 @@ __all__ = ["read_student_list", "write_materials", "book_notebook"]
 _ID_LINE = re.compile(r'^student\("YOUR-ID"\)[^\n]*$', re.M)
 
 
-def read_student_list(path, id_column=None):
+def read_student_list(path, id_column=None, notes=None):
     """Student ids from a CSV with a ``student`` column (one id per row), or from an
     LMS roster: a Canvas gradebook export or a Moodle grading worksheet (the id
-    column chosen as when grading, or ``id_column``)."""
+    column chosen as when grading, or ``id_column``). ``notes``, a list, receives
+    the line that says which column gave the ids."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
@@ -42,11 +43,11 @@ def read_student_list(path, id_column=None):
             if "Identifier" in header and "Full name" in header:
                 from .lms.moodle import read_worksheet
 
-                return list(read_worksheet(path, id_column)[0])
+                return _ids_of(read_worksheet(path, id_column)[0], path, notes)
             if "Student" in header and "ID" in header:
                 from .lms.canvas import read_gradebook
 
-                return list(read_gradebook(path, id_column)[0])
+                return _ids_of(read_gradebook(path, id_column)[0], path, notes)
             raise ValueError(f"{path}: the header must have the column student (or be a Canvas "
                              "gradebook export or a Moodle grading worksheet)")
         ids = []
@@ -60,6 +61,13 @@ def read_student_list(path, id_column=None):
     if dup:
         raise ValueError(f"{path}: the id(s) {', '.join(dup)} appear more than once")
     return ids
+
+
+def _ids_of(roster, path, notes):
+    if notes is not None and roster:
+        notes.append(f"student ids: column {next(iter(roster.values())).id_column!r} of "
+                     f"{Path(path).name}")
+    return list(roster)
 
 
 def book_notebook(set_name):

@@ -570,3 +570,34 @@ def test_moodle_files_of_one_attempt_are_chosen_as_on_canvas(tmp_path):
     report = "\n".join(col.report())
     assert "same attempt, not graded: dee@uni.example: one.zip:Dee Hopper_504_assignsubmission" \
            "_file_/perceptron.py" in report and "resubmission" not in report
+
+
+def test_the_id_column_is_never_switched_silently(tmp_path, capsys):
+    """Instructor trial 3: one student without an SIS User ID switched the whole class to
+    Canvas's internal ID, silently (every student's data changed)."""
+    from linclf_grader.lms.canvas import read_gradebook
+    from linclf_grader.materials import read_student_list
+
+    S.write_canvas(tmp_path)
+    gb = tmp_path / "gradebook.csv"
+    roster, _, _ = read_gradebook(gb)
+    assert {e.id_column for e in roster.values()} == {"SIS User ID"}
+    lines = gb.read_text().splitlines()
+    lines.insert(3, '"Late, Lou",1077,,,Section 1,,')   # enrolled by hand: no SIS id yet
+    gb.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError) as info:
+        read_gradebook(gb)
+    msg = str(info.value)
+    assert "'SIS User ID'" in msg and "line 4 (Late, Lou)" in msg and "--id-column" in msg
+    # the instructor chooses for the whole class, and is told which column is used
+    roster, _, _ = read_gradebook(gb, id_column="ID")
+    assert "1077" in roster and "1001" in roster
+    notes = []
+    assert len(read_student_list(gb, "ID", notes)) == 6 and notes == [
+        "student ids: column 'ID' of gradebook.csv"]
+    S.write_moodle(tmp_path)
+    assert main(["--materials", str(tmp_path / "worksheet.csv"), "--sets", "perceptron",
+                 "--out", str(tmp_path / "m")]) == 0
+    assert "student ids: column 'Email address' of worksheet.csv" in capsys.readouterr().err
+    assert main(["--materials", str(gb), "--sets", "perceptron", "--out", str(tmp_path / "m2")]) == 2
+    assert "line 4 (Late, Lou)" in capsys.readouterr().err

@@ -51,6 +51,7 @@ class RosterEntry:
     submitted: object = None   # the LMS's submission time, when its roster has one
     row: dict = dataclasses.field(default_factory=dict)   # the roster row, for the exports
     time_note: str = ""        # why ``submitted`` could not be read, if it could not
+    id_column: str = ""        # the roster column the grading id comes from
 
 
 @dataclasses.dataclass
@@ -94,6 +95,9 @@ class Collection:
     def report(self):
         """The collection report: one line per fact an instructor must see."""
         lines = [f"collected {len(self.submissions)} submission(s) from {self.lms}"]
+        columns = sorted({e.id_column for e in self.roster.values() if e.id_column})
+        if columns:
+            lines.append(f"  student ids: roster column {', '.join(map(repr, columns))}")
         for s in self.submissions:
             for old in s.superseded:
                 lines.append(f"  resubmission: {s.student}: {s.source} replaces {old}")
@@ -254,17 +258,36 @@ def collect_folder(folder, dest=None):
     return Collection("a folder", subs, unmapped, ambiguous, roster)
 
 
-def pick_id_column(header, rows, preferred, id_column, where):
-    """The roster column that holds the grading id: ``id_column`` or the first of ``preferred``
-    that every row fills."""
+def pick_id_column(header, entries, preferred, id_column, where):
+    """The roster column that holds the grading id, for the whole class.
+
+    ``id_column`` when given; else the first column of ``preferred`` that the roster
+    fills at all. The column is never switched for the class because a few rows
+    lack it (every student's per-student data would silently change): when the
+    chosen column is empty for some students, those rows are reported (line and
+    name) and the instructor fills them in the LMS or names a column with
+    ``--id-column``. ``entries`` are ``(line, RosterEntry)``.
+    """
     if id_column:
         if id_column not in header:
             raise ValueError(f"{where}: no column {id_column!r} (found: {', '.join(header)})")
         return id_column
     for col in preferred:
-        if col in header and rows and all(r.get(col, "").strip() for r in rows):
-            return col
-    raise ValueError(f"{where}: no column gives every student an id (tried "
+        if col not in header or not any(e.row.get(col, "").strip() for _, e in entries):
+            continue
+        empty = [(line, e) for line, e in entries if not e.row.get(col, "").strip()]
+        if empty:
+            shown = "; ".join(f"line {line} ({e.name or 'no name'})" for line, e in empty[:10])
+            more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
+            others = [c for c in preferred if c != col and c in header]
+            raise ValueError(
+                f"{where}: column {col!r} gives the student ids, but it is empty for "
+                f"{len(empty)} student(s): {shown}{more}. Fill it in the LMS and export again, "
+                "or choose the id column for the whole class with --id-column"
+                + (f" (e.g. --id-column {others[0]!r})" if others else "")
+                + "; the ids must be the ones the students' material was made with")
+        return col
+    raise ValueError(f"{where}: no column gives the students an id (tried "
                      f"{', '.join(preferred)}); name one with --id-column")
 
 
@@ -280,5 +303,6 @@ def roster_ids(entries, column, where):
             raise ValueError(f"{where}, line {line}, column {column}: the id {sid!r} is "
                              "given to two students")
         entry.student = sid
+        entry.id_column = column
         out[sid] = entry
     return out

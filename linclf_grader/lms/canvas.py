@@ -84,7 +84,7 @@ def read_gradebook(path, id_column=None):
             continue  # Canvas's Student View account (once Student View was used): not a student
         students.append((line, RosterEntry("", row["ID"], row.get("Student", ""),
                                            section=row.get("Section", ""), row=row)))
-    column = pick_id_column(header, [e.row for _, e in students], ID_PREFERENCE, id_column, path)
+    column = pick_id_column(header, students, ID_PREFERENCE, id_column, path)
     roster = roster_ids(students, column, path)
     users = {}
     for entry in roster.values():

@@ -118,7 +118,7 @@ def read_worksheet(path, id_column=None, tz=dt.timezone.utc):
                 # unknown (say so), and --times gives it; grading goes on
                 entry.submitted, entry.time_note = None, str(exc)
             entries.append((line, entry))
-    column = pick_id_column(header, [e.row for _, e in entries], ID_PREFERENCE, id_column, path)
+    column = pick_id_column(header, entries, ID_PREFERENCE, id_column, path)
     roster = roster_ids(entries, column, path)
     seen = set()
     for entry in roster.values():
