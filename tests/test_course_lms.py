@@ -342,13 +342,18 @@ def test_canvas_files_of_one_attempt_are_not_resubmissions(tmp_path):
                          tmp_path / "c", set_name="perceptron")
     subs = col.by_student()
     assert subs["s1001"].source.endswith("_70001_perceptron.ipynb")   # not the larger id 70009
-    assert subs["s1001"].superseded == [] and len(subs["s1001"].companions) == 2 + 3
+    assert subs["s1001"].superseded == [] and len(subs["s1001"].companions) == 2
     assert subs["s1003"].source.endswith("_70006_perceptron-1.py")
     assert "s1002" not in subs and col.ambiguous[0][0] == "s1002"
     report = "\n".join(col.report())
     assert "resubmission" not in report and "AMBIGUOUS, not graded: s1002" in report
     assert re.search(r"same attempt, not graded: s1001: one\.zip:someone_1001_70009_perceptron\.py",
                      report)
+    # instructor trial 8: the second download's identical files are one summary line, not
+    # a "same attempt" line per student that buries the real companion files
+    assert "again.zip" not in report
+    assert "5 file(s) of 2 student(s) were in more than one download (same attempt): counted once" \
+        in report
 
 
 def test_late_policy_is_recomputed_on_every_regrade(tmp_path):

@@ -69,6 +69,7 @@ class Submission:
     lms_file_id: str = ""  # Canvas attachment id (the feedback file must name it)
     superseded: list = dataclasses.field(default_factory=list)
     companions: list = dataclasses.field(default_factory=list)   # same attempt, not graded
+    repeated: int = 0      # files of this attempt found again in another download
 
 
 @dataclasses.dataclass
@@ -105,6 +106,11 @@ class Collection:
                 lines.append(f"  same attempt, not graded: {s.student}: {other} (graded: "
                              f"{s.source}, the notebook or file named after the set, latest "
                              "version)")
+        repeated = [s for s in self.submissions if s.repeated]
+        if repeated:
+            # the same attachment in two downloads is one file: one line, not one per student
+            lines.append(f"  {sum(s.repeated for s in repeated)} file(s) of {len(repeated)} "
+                         "student(s) were in more than one download (same attempt): counted once")
         for entry, reason in self.unmapped:
             lines.append(f"  NOT MAPPED: {entry}: {reason}")
         for sid, entries, reason in self.ambiguous:

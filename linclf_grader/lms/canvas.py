@@ -151,7 +151,8 @@ def collect_canvas(archives, gradebook, dest, id_column=None, set_name=None):
         path = copy_member(dest, sid, suffix, archive_path, info)
         older = [c[1] for files in ranked[:-1] for c in sorted(files, key=lambda c: c[0])]
         subs.append(Submission(sid, path, entry, "canvas", roster[sid].lms_user, roster[sid].name,
-                               None, late, str(att), older, [c[1] for c in others] + copies))
+                               None, late, str(att), older, [c[1] for c in others],
+                               repeated=len(copies)))
     notes = []
     late = [s.student for s in subs if s.lms_late]
     if late:

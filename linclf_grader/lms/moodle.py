@@ -162,9 +162,11 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         attempts = {}
         for c in cands:
             attempts.setdefault(c[3], []).append(c)
-        by_files = {}
+        by_files, repeated = {}, 0
         for files in attempts.values():
-            by_files.setdefault(frozenset((c[5], c[4].CRC, c[4].file_size) for c in files), files)
+            key = frozenset((c[5], c[4].CRC, c[4].file_size) for c in files)
+            if by_files.setdefault(key, files) is not files:
+                repeated += len(files)
         if len(by_files) > 1:
             # different attempts in different downloads: the later download is told by
             # the newest time its zip records for that participant's files
@@ -187,7 +189,8 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         path = copy_member(dest, sid, suffix, archive_path, info)
         r = roster[sid]
         subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
-                               superseded=older, companions=[c[1] for c in others]))
+                               superseded=older, companions=[c[1] for c in others],
+                               repeated=repeated))
     collection = Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
     unread = [e for e in roster.values() if e.time_note]
     if unread:
