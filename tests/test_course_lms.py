@@ -608,3 +608,27 @@ def test_the_id_column_is_never_switched_silently(tmp_path, capsys):
     assert "student ids: column 'Email address' of worksheet.csv" in capsys.readouterr().err
     assert main(["--materials", str(gb), "--sets", "perceptron", "--out", str(tmp_path / "m2")]) == 2
     assert "line 4 (Late, Lou)" in capsys.readouterr().err
+
+
+def test_a_pdf_or_online_text_is_not_gradable_rather_than_missing(tmp_path):
+    """Instructor trial 8: a student who handed in a PDF or online text was listed as
+    'no submission'."""
+    from linclf_grader.lms.canvas import collect_canvas
+
+    S.write_canvas(tmp_path)
+    with zipfile.ZipFile(tmp_path / "c.zip", "w") as z:
+        z.writestr("lovelaceada_1001_70001_perceptron.py", "x = 1\n")
+        z.writestr("babbagebob_1002_70002_perceptron.pdf", "%PDF-1.4")
+        z.writestr("someone_1003_text.html", "<p>my answer</p>")
+    report = "\n".join(collect_canvas([tmp_path / "c.zip"], tmp_path / "gradebook.csv",
+                                      tmp_path / "cc", set_name="perceptron").report())
+    assert "not gradable (pdf): s1002: no .ipynb or .py file" in report
+    assert "not gradable (online text): s1003" in report
+    assert "no submission: s1002" not in report and "no submission: s1004" in report
+    S.write_moodle(tmp_path)
+    with zipfile.ZipFile(tmp_path / "m.zip", "w") as z:
+        z.writestr("Bob Babbage_502_assignsubmission_onlinetext_/onlinetext.html", "<p>x</p>")
+    report = "\n".join(collect_moodle([tmp_path / "m.zip"], tmp_path / "worksheet.csv",
+                                      tmp_path / "mc").report())
+    assert "not gradable (online text): bob@uni.example" in report
+    assert "no submission: bob@uni.example" not in report

@@ -84,6 +84,7 @@ class Collection:
     notes: list = dataclasses.field(default_factory=list)
     header: list = dataclasses.field(default_factory=list)   # the roster file's columns
     points: dict = dataclasses.field(default_factory=dict)   # Canvas's Points Possible row
+    ungradable: dict = dataclasses.field(default_factory=dict)   # id -> kinds (pdf, online text)
 
     def by_student(self):
         return {s.student: s for s in self.submissions}
@@ -116,7 +117,13 @@ class Collection:
         for sid, entries, reason in self.ambiguous:
             lines.append(f"  AMBIGUOUS, not graded: {sid}: {', '.join(entries)}: {reason}")
         for sid in self.missing():
-            if sid not in {a[0] for a in self.ambiguous}:
+            if sid in {a[0] for a in self.ambiguous}:
+                continue
+            if sid in self.ungradable:   # they did hand something in
+                kinds = ", ".join(sorted(set(self.ungradable[sid])))
+                lines.append(f"  not gradable ({kinds}): {sid}: no .ipynb or .py file in the "
+                             "submission")
+            else:
                 lines.append(f"  no submission: {sid}")
         lines.extend(f"  note: {n}" for n in self.notes)
         return lines

@@ -137,7 +137,7 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
     """
     roster, header = read_worksheet(worksheet, id_column, tz)
     by_pid = {e.lms_user: e for e in roster.values()}
-    candidates, unmapped = {}, []
+    candidates, unmapped, ungradable = {}, [], {}
     for archive_path, info, entry in zip_members(archives):
         m = _MEMBER.match(info.filename)
         if m is None:
@@ -152,6 +152,9 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         name = m["rest"].lstrip("/")
         if m["plugin"] != "file" or Path(name).suffix.lower() not in SUBMISSION_SUFFIXES:
             unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
+            ungradable.setdefault(student.student, []).append(
+                "online text" if m["plugin"] == "onlinetext" else
+                Path(name).suffix.lower().lstrip(".") or "a file")
             continue
         candidates.setdefault(student.student, []).append(
             (info.date_time, entry, Path(name).suffix.lower(), archive_path, info, name))
@@ -191,7 +194,8 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
                                superseded=older, companions=[c[1] for c in others],
                                repeated=repeated))
-    collection = Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
+    collection = Collection("Moodle", subs, unmapped, ambiguous, roster, header=header,
+                            ungradable=ungradable)
     unread = [e for e in roster.values() if e.time_note]
     if unread:
         collection.notes.append(
