@@ -98,9 +98,25 @@ def _built_notebook(exset):
             "nbformat": 4, "nbformat_minor": 5}
 
 
-def _with_id(notebook, student):
-    """A copy of ``notebook`` whose ``student("YOUR-ID")`` line names ``student``."""
+def _with_id(notebook, student, exset=None):
+    """A copy of ``notebook`` whose ``student("YOUR-ID")`` line names ``student``.
+
+    With ``exset``, the stub of each exercise with per-student data shows that
+    student's data and task parameters, exactly as the ``.py`` template does
+    (instead of the "run student("YOUR-ID")" instruction of the book's notebook).
+    """
     nb = copy.deepcopy(notebook)
+    if exset is not None:
+        for ex in exset.exercises.values():
+            if ex.variant is None:
+                continue
+            generic = ex.template().rstrip()
+            mine = ex.template(exset.variant_data(ex.name, student), student).rstrip()
+            for cell in nb["cells"]:
+                src = "".join(cell["source"]) if isinstance(cell["source"], list) \
+                    else cell["source"]
+                if cell["cell_type"] == "code" and generic in src:
+                    cell["source"] = src.replace(generic, mine)
     line = f'student("{student}")  # your student id, filled in by your instructor'
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
@@ -153,7 +169,7 @@ def _write_some(students, set_names, out_dir):
         folder.mkdir(parents=True, exist_ok=True)
         for exset in sets:
             (folder / f"{exset.name}.py").write_text(exset.template(sid), encoding="utf-8")
-            nb = _with_id(notebooks[exset.name], sid)
+            nb = _with_id(notebooks[exset.name], sid, exset)
             (folder / f"{exset.name}.ipynb").write_text(json.dumps(nb, indent=1,
                                                                    ensure_ascii=False) + "\n",
                                                         encoding="utf-8")

@@ -632,3 +632,23 @@ def test_a_pdf_or_online_text_is_not_gradable_rather_than_missing(tmp_path):
                                       tmp_path / "mc").report())
     assert "not gradable (online text): bob@uni.example" in report
     assert "no submission: bob@uni.example" not in report
+
+
+@pytest.mark.parametrize("set_name", ["discriminants", "mse", "perceptron"])
+def test_personal_notebook_shows_the_id_and_the_students_own_data(tmp_path, set_name):
+    """Instructor trial 8: the personalised notebook still said 'run student("YOUR-ID")' in the
+    docstring of an exercise with task parameters, and did not show the parameter that the
+    .py template shows."""
+    from linclf_grader.materials import write_materials
+
+    write_materials(["s1003"], [set_name], tmp_path)
+    nb = json.loads((tmp_path / "s1003" / f"{set_name}.ipynb").read_text())
+    text = "\n".join("".join(c["source"]) for c in nb["cells"])
+    assert "YOUR-ID" not in text and 'student("s1003")' in text
+    exset = get_set(set_name)
+    for ex in exset.exercises.values():
+        if ex.variant is not None:
+            mine = ex.template(exset.variant_data(ex.name, "s1003"), "s1003").rstrip()
+            assert mine in text and mine in exset.template("s1003")
+            if ex.task:
+                assert "Your task parameter" in mine
