@@ -337,9 +337,17 @@ def test_list_prints_the_exercises_as_json(capsys):
     assert main(["--list", "perceptron"]) == 0
     listing = json.loads(capsys.readouterr().out)
     assert [e["name"] for e in listing] == list(get_set("perceptron").exercises)
-    assert all(set(e) == {"name", "title", "points", "kind"} and e["kind"] in KINDS for e in listing)
+    assert all({"name", "title", "points", "kind", "public_points", "hidden_tests",
+                "hidden_points"} <= set(e) and e["kind"] in KINDS for e in listing)
     assert sum(e["points"] for e in listing) == get_set("perceptron").max_points()
     assert main(["--list", "nope"]) == 2
+    # instructor trial 8: with the course's tests, the hidden points that grades.csv counts
+    assert main(["--list", "perceptron", "--tests", str(SOLUTIONS)]) == 0
+    listing = {e["name"]: e for e in json.loads(capsys.readouterr().out)}
+    full = grade_submission(SOLUTIONS / "perceptron.py", "perceptron", private_tests=SOLUTIONS)
+    assert sum(e["total_points"] for e in listing.values()) == full["max_score"]
+    assert listing["perceptron_train"]["hidden_points"] > 0
+    assert all((e["hidden_points"] > 0) == (e["hidden_tests"] > 0) for e in listing.values())
 
 
 def test_without_sympy_the_grader_says_what_to_install(tmp_path):
