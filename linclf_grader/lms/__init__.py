@@ -173,11 +173,11 @@ def set_file_version(stem, set_name):
 def choose_in_attempt(candidates, name, set_name):
     """Split the files of one attempt into (graded, others, ambiguity reason).
 
-    The same rule on Canvas and on Moodle (and as on Gradescope,
-    :func:`linclf_grader.gradescope.find_submission`): a notebook before a ``.py``
-    file, a file named after the set (:func:`set_file_version`) before any other,
-    and among those the latest version (``SET_v2`` before ``SET``). When the best
-    rank is shared, nothing is chosen and the reason says so.
+    The same rule on Canvas and on Moodle: a notebook before a ``.py`` file, a
+    file named after the set (:func:`set_file_version`) before any other (the two
+    criteria of Gradescope's :func:`linclf_grader.gradescope.find_submission`), and
+    among those the latest version (``SET_v2`` before ``SET``). When the best rank
+    is shared, nothing is chosen and the reason says so.
     """
     def rank(c):
         path = Path(name(c))
