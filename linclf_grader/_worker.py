@@ -19,8 +19,8 @@ Isolation: the parent starts this script under bubblewrap (namespaces, a
 read-only view of the Python installation only, a private ``/tmp``, an
 unprivileged uid; see :mod:`linclf_grader.sandbox`).  Here, in
 :func:`_enter_sandbox`, before any student code runs, come the resource limits
-(address space, CPU seconds, file size, open files, no new processes or
-threads) and an empty stdin.
+(address space, CPU seconds, file size, open files, a few threads but no new
+processes) and an empty stdin.
 """
 
 from __future__ import annotations
@@ -91,6 +91,12 @@ def encode_value(value, _depth=0, _budget=None):
         return {"__sympy__": str.__str__(text)}
     if type(value) in (list, tuple):
         return [encode_value(v, _depth + 1, _budget) for v in list.__iter__(list(value))]
+    if isinstance(value, tuple):
+        # a namedtuple (or other tuple subclass) is the tuple it is: read its items
+        # through the base class, never through an overridden __iter__
+        return [encode_value(v, _depth + 1, _budget) for v in tuple.__iter__(value)]
+    if isinstance(value, list):
+        return [encode_value(v, _depth + 1, _budget) for v in list.__iter__(value)]
     if type(value) is dict:
         out = {}
         for k, v in dict.items(value):
@@ -140,6 +146,10 @@ def _encode_array(np, value):
         raise EncodeError(f"cannot check an array of dtype {arr.dtype}; use numbers")
     if arr.nbytes > MAX_ARRAY_BYTES:
         raise EncodeError("the returned array is too large")
+    if kind == "f" and arr.dtype.itemsize not in (4, 8):
+        # float16 / longdouble: the grader reads float32 and float64; a longdouble
+        # answer is checked as the float64 nearest to it
+        arr = arr.astype(np.float64)
     if kind == "b":
         arr = arr.astype("|b1")
     else:
@@ -226,10 +236,38 @@ def _enter_sandbox(cfg):
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     # a write beyond RLIMIT_FSIZE raises OSError instead of killing the worker
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    # No new processes or threads: the kernel refuses fork/clone with EAGAIN
-    # (the worker never runs as root under bwrap)
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    # A few threads, no processes.  A correct answer that uses a thread pool
+    # must score here as it does in check(), so the kernel's task limit leaves
+    # room for MAX_TASKS threads (counted per uid inside the worker's own
+    # namespace/fresh uid, so only the worker's tasks count); new processes are
+    # refused by the audit hook below, and the task limit bounds what a
+    # ctypes-level fork could still start.
+    resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
+    sys.addaudithook(_refuse_processes)
     return {"isolation": cfg.get("isolation", "unknown"), "uid": os.getuid(), "rlimits": True}
+
+
+MAX_TASKS = 48
+NO_PROCESSES = "new processes are not allowed in the grader (threads are)"
+_PROCESS_EVENTS = frozenset({
+    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+    "os.startfile", "subprocess.Popen", "pty.spawn"})
+# libc entry points that start a process, reachable through ctypes
+_PROCESS_SYMBOLS = frozenset({
+    "fork", "vfork", "clone", "clone3", "__clone", "syscall", "posix_spawn", "posix_spawnp",
+    "system", "popen", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
+    "fexecve", "daemon", "forkpty"})
+
+
+def _refuse_processes(event, args):
+    """Audit hook of the worker: no process creation, by any Python route.
+
+    An audit hook cannot be removed from Python code, so student code cannot
+    undo it; it raises the same error in every route so feedback is uniform.
+    """
+    if event in _PROCESS_EVENTS or (
+            event == "ctypes.dlsym" and len(args) > 1 and str(args[1]) in _PROCESS_SYMBOLS):
+        raise PermissionError(NO_PROCESSES)
 
 
 # --------------------------------------------------------------------------
@@ -423,7 +461,9 @@ def main():
     while True:
         req = chan.recv()
         if req is None or req.get("op") == "exit":
-            return 0
+            # threads the student left running must not hold the worker open
+            sys.stdout.flush()
+            os._exit(0)
         chan.send(_answer(req, namespace, real_stdout, real_stderr))
 
 

@@ -36,8 +36,8 @@ switches first and bwrap then runs as that uid with a user namespace (the
 Python installation must then be readable by that uid).
 
 Resource limits stay limits: the worker sets ``RLIMIT_AS`` (``memory``),
-``RLIMIT_CPU``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and ``RLIMIT_NPROC=0`` (no
-new processes) on itself before any student code runs.
+``RLIMIT_CPU``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and a small ``RLIMIT_NPROC``
+(a few threads; an audit hook refuses new processes) on itself before any student code runs.
 
 When bwrap cannot run (missing, or user namespaces refused) :func:`check_isolation`
 raises :class:`SandboxUnavailable` with instructions; ``isolation="none"``

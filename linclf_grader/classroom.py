@@ -58,7 +58,7 @@ def collect(args, out):
             raise ValueError("--moodle needs --moodle-worksheet (the assignment's grading "
                              "worksheet)")
         return collect_moodle(args.moodle, args.moodle_worksheet, dest, args.id_column,
-                              timezone(args.timezone))
+                              timezone(args.timezone), args.set_name)
     return collect_folder(args.folder)
 
 
@@ -129,12 +129,11 @@ def write_course_outputs(args, exset, results, collection, out, labels):
             written.append(_zip_feedback(out / "moodle_feedback.zip", [
                 (f"{moodle_feedback_dir(subs[sid])}/feedback.{fmt}", text)
                 for sid, (_, text) in by_student.items() if sid in subs]))
-    from .similarity import copy_signals
+    from .similarity import copy_signals, describe_signal
 
     signals = copy_signals(results)
-    for student, exercise, who in signals:
-        print(f"copy signal: {student}: {exercise} matches the variant of {', '.join(who)} "
-              "(its own variant fails)")
+    for student, exercise, named, n_fitting in signals:
+        print(f"copy signal: {student}: {describe_signal(exercise, named, n_fitting)}")
     if args.similarity is not None:
         from .similarity import (fingerprint_class, similar_pairs, variant_mismatches,
                                  write_similarity)

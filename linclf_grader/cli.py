@@ -60,7 +60,8 @@ def _parser():
                         "trust, e.g. your reference solutions)")
     p.add_argument("--template", metavar="SET", help="print the .py template of SET and exit")
     p.add_argument("--list", metavar="SET",
-                   help="print SET's exercises as JSON (name, title, points, kind) and exit")
+                   help="print SET's exercises as JSON (name, title, public points, kind, number "
+                        "of hidden tests; with --tests their hidden and total points) and exit")
     p.add_argument("--gradescope-bundle", metavar="SET",
                    help="write a Gradescope autograder (setup.sh, run_autograder, zip) to --out; "
                         "it grades with --timeout and --memory and ships only the --tests files "
@@ -116,9 +117,7 @@ def main(argv=None):
         except ValueError as exc:
             print(f"linclf-grade: {exc}", file=sys.stderr)
             return 2
-        listing = [{"name": ex.name, "title": ex.title, "points": exset.max_points(ex.name),
-                    "kind": ex.kind} for ex in exset.exercises.values()]
-        print(json.dumps(listing, indent=1))
+        print(json.dumps(_listing(exset, args.tests), indent=1))
         return 0
     if args.template:
         try:
@@ -159,6 +158,14 @@ def main(argv=None):
         print("linclf-grade: --jobs >= 1, --timeout > 0 and --memory >= 256 are required",
               file=sys.stderr)
         return 2
+    if args.similarity is not None:
+        from .similarity import require_copydetect
+
+        try:   # before grading: not after minutes of work, with the report missing
+            require_copydetect()
+        except ValueError as exc:
+            print(f"linclf-grade: {exc}", file=sys.stderr)
+            return 2
 
     from .grade import unique_labels, write_reports
     from .outdir import OutputDir, OutputRefused
@@ -377,12 +384,38 @@ def _course_options(p):
                    help="with --materials: the sets (default all)")
 
 
+def _listing(exset, tests_dir):
+    """``--list``: each exercise's public points and hidden tests (their points with ``--tests``,
+    which grades.csv and the feedback count), so the totals can be checked."""
+    private = {}
+    if tests_dir:
+        from .framework import load_private_tests
+
+        for t in load_private_tests(tests_dir, exset):
+            key = "hidden" if t.hidden else "public"
+            private.setdefault(t.exercise, {"public": 0.0, "hidden": 0.0})[key] += t.points
+    out = []
+    for ex in exset.exercises.values():
+        extra = private.get(ex.name, {"public": 0.0, "hidden": 0.0})
+        public = exset.max_points(ex.name) + extra["public"]
+        row = {"name": ex.name, "title": ex.title, "points": public, "kind": ex.kind,
+               "public_points": public, "hidden_tests": ex.hidden_tests,
+               "hidden_points": extra["hidden"] if tests_dir else None}
+        if tests_dir:
+            row["total_points"] = public + extra["hidden"]
+        out.append(row)
+    return out
+
+
 def _materials(args):
     from .materials import read_student_list, write_materials
 
     start = time.monotonic()
     try:
-        students = read_student_list(args.materials, args.id_column)
+        notes = []
+        students = read_student_list(args.materials, args.id_column, notes)
+        for note in notes:   # the id column is never chosen silently
+            print(note, file=sys.stderr)
         sets = "all" if args.sets == "all" else [s.strip() for s in args.sets.split(",") if s.strip()]
         n = write_materials(students, sets, args.out, jobs=args.jobs)
     except ValueError as exc:

@@ -175,10 +175,15 @@ def check_known_students(known, **named):
     ``named`` maps an option (``overrides=...``) to ``(path, ids)``.
     """
     for option, (path, ids) in named.items():
-        unknown = sorted(set(ids) - set(known))
+        unknown = set(ids) - set(known)
         if unknown:
-            raise ValueError(f"--{option} {path}: unknown student id(s) {', '.join(unknown)} "
-                             "(neither in the roster nor among the submissions)")
+            # name each line and column, as for every other problem in these files
+            where = [f"{path}, line {line}, column student: unknown student id {sid!r}"
+                     for line, row in _rows(path, ("student",))
+                     for sid in [row["student"]] if sid in unknown]
+            raise ValueError(f"--{option}: " + "; ".join(where[:10])
+                             + (f" and {len(where) - 10} more" if len(where) > 10 else "")
+                             + " (neither in the roster nor among the submissions)")
 
 
 class LatePolicy:

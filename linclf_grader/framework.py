@@ -495,6 +495,7 @@ def assert_close(got, expected, what="the result", *, rtol=1e-7, atol=1e-9, quie
                       f"{order_of(value - float(expected))} {tol}")
             _fail(f"{what}: expected {float(expected):.10g}, got {value:.10g} {tol}")
         return value
+    # feedback describes what the student returned (its dtype), not the float64 copy
     arr = as_array(got, expected.shape, what)
     bad = ~np.isclose(arr, expected, rtol=rtol, atol=atol)
     if bad.any():
@@ -504,7 +505,7 @@ def assert_close(got, expected, what="the result", *, rtol=1e-7, atol=1e-9, quie
             _fail(f"{what}: {int(bad.sum())} of {bad.size} entries are wrong; the first is at "
                   f"index {where}, where you have {arr[first]:.10g}, an error "
                   f"{order_of(float(arr[first] - expected[first]))} {tol}")
-        _fail(f"{what}: expected {describe(expected)}, got {describe(arr)}; "
+        _fail(f"{what}: expected {describe(expected)}, got {describe(got)}; "
               f"first mismatch at index {where} {tol}")
     return arr
 
@@ -519,7 +520,7 @@ def assert_direction(got, expected, what="the direction", *, tol=1e-7):
     cos = float(arr @ expected / (norm * np.linalg.norm(expected)))
     if cos < 1 - tol:
         hint = " (it points the opposite way)" if cos < -1 + tol else ""
-        _fail(f"{what}: expected a positive multiple of {describe(expected)}, got {describe(arr)}; "
+        _fail(f"{what}: expected a positive multiple of {describe(expected)}, got {describe(got)}; "
               f"cosine of the angle between them = {cos:.8f}, needs > {1 - tol}{hint}")
     return arr
 
@@ -545,7 +546,7 @@ def assert_equal(got, expected, what="the result"):
     arr = as_array(got, expected_arr.shape, what)
     if not np.array_equal(arr, expected_arr):
         idx = tuple(int(i) for i in np.argwhere(arr != expected_arr)[0])
-        _fail(f"{what}: expected {describe(expected_arr)}, got {describe(arr)}; "
+        _fail(f"{what}: expected {describe(expected_arr)}, got {describe(got)}; "
               f"first mismatch at index {idx if len(idx) > 1 else idx[0]}")
     return arr
 

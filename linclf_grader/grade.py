@@ -366,20 +366,42 @@ def _all_failed(tests, message):
 # --------------------------------------------------------------------------
 # reports
 # --------------------------------------------------------------------------
+#: Gradescope's visibility levels, from shown earliest to never shown
+_REVEAL_ORDER = ("visible", "after_due_date", "after_published", "hidden")
+
+
 def gradescope_results(result):
-    """The result in Gradescope's autograder ``results.json`` schema."""
-    tests = []
+    """The result in Gradescope's autograder ``results.json`` schema.
+
+    Gradescope's specification: a test's ``visibility`` overrides the top-level
+    one, and students cannot see their total while tests are hidden. So when any
+    test is hidden the top level takes the latest-revealing level of the hidden
+    tests (the total is not shown before them, and resubmitting cannot turn the
+    total into an oracle for hidden tests), each public test stays ``visible``,
+    and a hidden test is named only by its exercise and number: its name could
+    describe its inputs.
+    """
+    tests, levels, count = [], [], {}
     for t in result["tests"]:
-        tests.append({
-            "name": t["name"], "score": t["score"], "max_score": t["max_score"],
-            "status": t["status"], "output": t["output"],
-            "visibility": t.get("visibility") or ("after_published" if t.get("hidden") else "visible"),
-        })
-    out = {"score": result["score"], "tests": tests, "visibility": "visible",
+        level = t.get("visibility") or ("after_published" if t.get("hidden") else "visible")
+        name = t["name"]
+        if level != "visible":
+            levels.append(level)
+            count[t["exercise"]] = count.get(t["exercise"], 0) + 1
+            name = f"{t['exercise']}: hidden test {count[t['exercise']]}"
+        tests.append({"name": name, "score": t["score"], "max_score": t["max_score"],
+                      "status": t["status"], "output": t["output"], "visibility": level})
+    top = max(levels, key=_REVEAL_ORDER.index) if levels else "visible"
+    out = {"score": result["score"], "tests": tests, "visibility": top,
            "stdout_visibility": "hidden"}
-    text = "\n".join([*([result["error"]] if result.get("error") else []), *result.get("notes", [])])
-    if text:
-        out["output"] = text
+    lines = [*([result["error"]] if result.get("error") else []), *result.get("notes", [])]
+    if levels:
+        when = {"after_due_date": "after the due date", "after_published": "when grades are published",
+                "hidden": "to the instructor only"}[top]
+        lines.append(f"{len(levels)} hidden test(s) count towards the score; they and the total "
+                     f"are shown {when}.")
+    if lines:
+        out["output"] = "\n".join(lines)
     return out
 
 

@@ -28,10 +28,11 @@ __all__ = ["read_student_list", "write_materials", "book_notebook"]
 _ID_LINE = re.compile(r'^student\("YOUR-ID"\)[^\n]*$', re.M)
 
 
-def read_student_list(path, id_column=None):
+def read_student_list(path, id_column=None, notes=None):
     """Student ids from a CSV with a ``student`` column (one id per row), or from an
     LMS roster: a Canvas gradebook export or a Moodle grading worksheet (the id
-    column chosen as when grading, or ``id_column``)."""
+    column chosen as when grading, or ``id_column``). ``notes``, a list, receives
+    the line that says which column gave the ids."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
@@ -42,11 +43,11 @@ def read_student_list(path, id_column=None):
             if "Identifier" in header and "Full name" in header:
                 from .lms.moodle import read_worksheet
 
-                return list(read_worksheet(path, id_column)[0])
+                return _ids_of(read_worksheet(path, id_column)[0], path, notes)
             if "Student" in header and "ID" in header:
                 from .lms.canvas import read_gradebook
 
-                return list(read_gradebook(path, id_column)[0])
+                return _ids_of(read_gradebook(path, id_column)[0], path, notes)
             raise ValueError(f"{path}: the header must have the column student (or be a Canvas "
                              "gradebook export or a Moodle grading worksheet)")
         ids = []
@@ -60,6 +61,13 @@ def read_student_list(path, id_column=None):
     if dup:
         raise ValueError(f"{path}: the id(s) {', '.join(dup)} appear more than once")
     return ids
+
+
+def _ids_of(roster, path, notes):
+    if notes is not None and roster:
+        notes.append(f"student ids: column {next(iter(roster.values())).id_column!r} of "
+                     f"{Path(path).name}")
+    return list(roster)
 
 
 def book_notebook(set_name):
@@ -90,9 +98,25 @@ def _built_notebook(exset):
             "nbformat": 4, "nbformat_minor": 5}
 
 
-def _with_id(notebook, student):
-    """A copy of ``notebook`` whose ``student("YOUR-ID")`` line names ``student``."""
+def _with_id(notebook, student, exset=None):
+    """A copy of ``notebook`` whose ``student("YOUR-ID")`` line names ``student``.
+
+    With ``exset``, the stub of each exercise with per-student data shows that
+    student's data and task parameters, exactly as the ``.py`` template does
+    (instead of the "run student("YOUR-ID")" instruction of the book's notebook).
+    """
     nb = copy.deepcopy(notebook)
+    if exset is not None:
+        for ex in exset.exercises.values():
+            if ex.variant is None:
+                continue
+            generic = ex.template().rstrip()
+            mine = ex.template(exset.variant_data(ex.name, student), student).rstrip()
+            for cell in nb["cells"]:
+                src = "".join(cell["source"]) if isinstance(cell["source"], list) \
+                    else cell["source"]
+                if cell["cell_type"] == "code" and generic in src:
+                    cell["source"] = src.replace(generic, mine)
     line = f'student("{student}")  # your student id, filled in by your instructor'
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
@@ -145,7 +169,7 @@ def _write_some(students, set_names, out_dir):
         folder.mkdir(parents=True, exist_ok=True)
         for exset in sets:
             (folder / f"{exset.name}.py").write_text(exset.template(sid), encoding="utf-8")
-            nb = _with_id(notebooks[exset.name], sid)
+            nb = _with_id(notebooks[exset.name], sid, exset)
             (folder / f"{exset.name}.ipynb").write_text(json.dumps(nb, indent=1,
                                                                    ensure_ascii=False) + "\n",
                                                         encoding="utf-8")

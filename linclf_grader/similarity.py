@@ -40,7 +40,7 @@ from pathlib import Path
 from .notebook import SubmissionError, read_submission
 
 __all__ = ["fingerprint_class", "similar_pairs", "write_similarity", "variant_mismatches",
-           "copy_signals"]
+           "copy_signals", "describe_signal", "require_copydetect"]
 
 NOISE = 25       # copydetect's default noise threshold (characters of token text)
 GUARANTEE = 30   # and its guarantee threshold
@@ -63,13 +63,29 @@ def _boilerplate(exset):
     return sorted(fp.hashes)
 
 
+MISSING_COPYDETECT = (
+    "the similarity report (--similarity) needs the copydetect package, which the grading "
+    "extra installs: from a checkout run `bash scripts/setup.sh` or `pip install -e .[grading]`; "
+    "from PyPI `pip install 'linclf[grading]'`")
+
+
+def require_copydetect():
+    """Raise ValueError (with the install command) unless copydetect is importable.
+
+    The CLI calls this before grading anything, so that a class is not graded
+    for minutes only to stop at the report.
+    """
+    try:
+        import copydetect  # noqa: F401
+    except ImportError:
+        raise ValueError(MISSING_COPYDETECT) from None
+
+
 def fingerprint_class(paths, exset):
     """``{label: CodeFingerprint}`` of every readable submission (``paths``: label -> file)."""
-    try:
-        from copydetect import CodeFingerprint
-    except ImportError:
-        raise ValueError("the similarity report needs copydetect: pip install 'linclf[grading]'") \
-            from None
+    require_copydetect()
+    from copydetect import CodeFingerprint
+
     boiler = _boilerplate(exset)
     out = {}
     for label, path in paths.items():
@@ -129,12 +145,29 @@ def variant_mismatches(results, exset):
 
 
 def copy_signals(results):
-    """``[(student, exercise, [classmates])]``: answers that fit a classmate's task parameters."""
+    """``[(student, exercise, named, n_fitting)]``: answers that fit classmates' task parameters.
+
+    A classmate is ``named`` only when theirs is the one parameter (besides the
+    neutral one, which is never a signal) that fits; when several fit (discrete
+    outputs: neighbouring parameters give the same answers) nobody is named and
+    ``n_fitting`` says how many fit, so an innocent classmate is never accused.
+    """
     out = []
     for r in results:
         for exercise, who in sorted((r.get("copy_signals") or {}).items()):
-            out.append((r.get("student") or r["file"], exercise, list(who)))
+            who = list(who)
+            out.append((r.get("student") or r["file"], exercise, who if len(who) == 1 else [],
+                        len(who)))
     return sorted(out)
+
+
+def describe_signal(exercise, named, n_fitting):
+    """One line of text for a copy signal (terminal and report), honest about ambiguity."""
+    if named:
+        return (f"{exercise} matches the variant of {named[0]} (its own variant fails; theirs is "
+                "the only classmate's parameter that fits)")
+    return (f"{exercise}: weak, its own variant fails and its answers fit the task parameters "
+            f"of {n_fitting} classmates, so they name nobody")
 
 
 def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None, signals=()):
@@ -144,9 +177,9 @@ def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None, signal
     if signals:
         with open(out_dir / "copy_signals.csv", "w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["student", "exercise", "matches_variant_of"])
-            for student, exercise, who in signals:
-                w.writerow([student, exercise, " ".join(who)])
+            w.writerow(["student", "exercise", "matches_variant_of", "classmates_fitting"])
+            for student, exercise, named, n_fitting in signals:
+                w.writerow([student, exercise, " ".join(named), n_fitting])
     elif (out_dir / "copy_signals.csv").is_file():
         (out_dir / "copy_signals.csv").unlink()   # a regrade's report, not an earlier run's
     with open(out_dir / "similarity.csv", "w", newline="") as fh:
@@ -163,10 +196,11 @@ def write_similarity(pairs, out_dir, threshold, n_files, mismatches=None, signal
     if signals:
         parts.append("<h2>Answers that fit a classmate's variant</h2><p>The submission fails its "
                      "own task parameters but its answers are right for a classmate's (and not "
-                     "for the parameter ignored): strong evidence that the classmate's solution "
-                     "was copied.</p><ul>" + "".join(
-                         f"<li>{e(s)}: {e(ex)} matches the variant of {e(', '.join(who))}</li>"
-                         for s, ex, who in signals) + "</ul>")
+                     "for the parameter ignored). When exactly one classmate's parameter fits, "
+                     "that is strong evidence that their solution was copied; when several fit, "
+                     "the signal is weak and names nobody.</p><ul>" + "".join(
+                         f"<li>{e(s)}: {e(describe_signal(ex, named, n))}</li>"
+                         for s, ex, named, n in signals) + "</ul>")
     if mismatches:
         parts.append("<h2>Public tests passed, own-data tests failed</h2><ul>" + "".join(
             f"<li>{e(s)}: {e(', '.join(ex))}</li>" for s, ex in sorted(mismatches.items()))

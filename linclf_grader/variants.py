@@ -24,7 +24,8 @@ arguments (a threshold, a target value). A classmate's general solution, written
 for the classmate's parameter, then fails on one's own variant; and when a variant
 test fails, :func:`task_matches` replays the student's recorded answers against
 each classmate's parameters: an answer that is right for classmate X's parameter
-(and not for the neutral one) is strong evidence that X's solution was copied.
+(and not for the neutral one) is strong evidence that X's solution was copied when
+X's is the only parameter that fits; when several fit, the report names nobody.
 """
 
 from __future__ import annotations

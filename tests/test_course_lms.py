@@ -199,8 +199,9 @@ def test_moodle_collection_and_late_policy_from_the_worksheet(course):
     out = out_dir(course, "moodle")
     report = (out / "collection.txt").read_text()
     assert "collected 5 submission(s) from Moodle" in report
-    assert "resubmission: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_assignsubmission" \
-           "_file_/perceptron_v2.py replaces" in report
+    assert "same attempt, not graded: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_" \
+           "assignsubmission_file_/perceptron.py (graded: moodle-submissions.zip:Dee Hopper_504_" \
+           "assignsubmission_file_/perceptron_v2.py" in report
     assert "Al Turing_599_assignsubmission_file_/perceptron.py: Participant 599 is not in" in report
     assert "onlinetext.html: ada@uni.example: not a .ipynb or .py file" in report
     g = grades(out)
@@ -280,13 +281,15 @@ def test_unknown_ids_in_extensions_overrides_times_are_errors(tmp_path, capsys):
     S.write_folder(tmp_path)
     base = ["--folder", str(tmp_path / "submissions"), "--set", "perceptron",
             "--out", str(tmp_path / "o"), "--due", S.DUE]
-    for option, text in (("--extensions", "student,due\ns9999,2026-03-05T00:00\n"),
-                         ("--times", "student,submitted\ns9999,2026-03-05T00:00\n"),
-                         ("--overrides", "student,exercise,points\ns9999,perceptron_update,1\n")):
+    for option, text in (("--extensions", "student,due\ns1001,2026-03-05T00:00\ns9999,2026-03-05T00:00\n"),
+                         ("--times", "student,submitted\ns1001,2026-03-05T00:00\ns9999,2026-03-05T00:00\n"),
+                         ("--overrides", "student,exercise,points\ns1001,perceptron_update,1\n"
+                                         "s9999,perceptron_update,1\n")):
         f = tmp_path / "x.csv"
         f.write_text(text)
         assert main([*base, option, str(f)]) == 2
-        assert "unknown student id(s) s9999" in capsys.readouterr().err
+        # instructor trial 8: the line and the column, as for every other problem in the file
+        assert f"{f}, line 3, column student: unknown student id 's9999'" in capsys.readouterr().err
 
 
 def test_roster_bare_name_shared_by_two_submissions_is_an_error(tmp_path, capsys):
@@ -341,13 +344,18 @@ def test_canvas_files_of_one_attempt_are_not_resubmissions(tmp_path):
                          tmp_path / "c", set_name="perceptron")
     subs = col.by_student()
     assert subs["s1001"].source.endswith("_70001_perceptron.ipynb")   # not the larger id 70009
-    assert subs["s1001"].superseded == [] and len(subs["s1001"].companions) == 2 + 3
+    assert subs["s1001"].superseded == [] and len(subs["s1001"].companions) == 2
     assert subs["s1003"].source.endswith("_70006_perceptron-1.py")
     assert "s1002" not in subs and col.ambiguous[0][0] == "s1002"
     report = "\n".join(col.report())
     assert "resubmission" not in report and "AMBIGUOUS, not graded: s1002" in report
     assert re.search(r"same attempt, not graded: s1001: one\.zip:someone_1001_70009_perceptron\.py",
                      report)
+    # instructor trial 8: the second download's identical files are one summary line, not
+    # a "same attempt" line per student that buries the real companion files
+    assert "again.zip" not in report
+    assert "5 file(s) of 2 student(s) were in more than one download (same attempt): counted once" \
+        in report
 
 
 def test_late_policy_is_recomputed_on_every_regrade(tmp_path):
@@ -507,3 +515,140 @@ def test_feedback_explains_a_skipped_cell_and_hidden_tests(tmp_path):
     assert any("hidden many epochs" in t["name"] for t in hidden)
     assert re.search(r"\| 1 of 1 \|", md)        # the hidden test of an exercise, counted
     assert "hidden many epochs" not in md          # but never named or shown
+
+
+def test_similarity_without_copydetect_stops_before_grading(tmp_path, capsys, monkeypatch):
+    """Instructor trial 1: the check came after grading the class and writing its outputs."""
+    monkeypatch.setitem(sys.modules, "copydetect", None)   # import copydetect -> ImportError
+    sub = tmp_path / "s1.py"
+    sub.write_text(S.reference_code())
+    assert main([str(sub), "--set", "perceptron", "--out", str(tmp_path / "o"),
+                 "--similarity", "0.8"]) == 2
+    err = capsys.readouterr().err
+    assert "copydetect" in err and "pip install -e .[grading]" in err and "scripts/setup.sh" in err
+    assert not (tmp_path / "o").exists()   # nothing graded, nothing written
+
+
+def test_setup_installs_what_the_guide_needs():
+    """scripts/setup.sh installs requirements/lock.txt: every package of the grading extra
+    (copydetect for --similarity, sympy) must be pinned there."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lock = {re.split(r"[=<>\[ ]", line, maxsplit=1)[0].lower().replace("_", "-")
+            for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")}
+    for req in project["optional-dependencies"]["grading"]:
+        name = re.split(r"[=<>\[ ]", req, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in lock, f"{name} (grading extra) is not installed by scripts/setup.sh"
+    assert "requirements/lock.txt" in (ROOT / "scripts" / "setup.sh").read_text()
+
+
+def test_moodle_files_of_one_attempt_are_chosen_as_on_canvas(tmp_path):
+    """Instructor trial 2: a participant's folder is one attempt. The notebook named after the
+    set is graded whatever the zip times say (a newer scratch file used to be graded, and
+    equal times left the student ungraded); the latest named version wins; the same attempt
+    in two downloads is one attempt."""
+    S.write_moodle(tmp_path)
+    folder = "{}_{}_assignsubmission_file_/{}"
+    people = {"Ada Lovelace": 501, "Bob Babbage": 502, "Dee Hopper": 504, "Eve Moriarty": 505}
+    uploads = {"Ada Lovelace": [("perceptron.ipynb", (2026, 3, 1, 10, 0, 0)),
+                                ("scratch.py", (2026, 3, 1, 10, 1, 0))],
+               "Bob Babbage": [("Untitled0.ipynb", (2026, 3, 1, 10, 0, 0)),
+                               ("perceptron.ipynb", (2026, 3, 1, 10, 0, 0))],
+               "Dee Hopper": [("perceptron.py", (2026, 3, 1, 9, 0, 0)),
+                              ("perceptron_v2.py", (2026, 3, 2, 12, 0, 0))],
+               "Eve Moriarty": [("a.py", (2026, 3, 1, 10, 0, 0)), ("b.py", (2026, 3, 1, 9, 0, 0))]}
+    for zname in ("one.zip", "again.zip"):
+        with zipfile.ZipFile(tmp_path / zname, "w") as z:
+            for full, files in uploads.items():
+                for fname, when in files:
+                    z.writestr(zipfile.ZipInfo(folder.format(full, people[full], fname), when),
+                               f"# {fname}\n")
+    col = collect_moodle([tmp_path / "one.zip", tmp_path / "again.zip"], tmp_path / "worksheet.csv",
+                         tmp_path / "c", set_name="perceptron")
+    graded = {s.student: s.source.rsplit("/", 1)[1] for s in col.submissions}
+    assert graded == {"ada@uni.example": "perceptron.ipynb", "bob@uni.example": "perceptron.ipynb",
+                      "dee@uni.example": "perceptron_v2.py"}
+    assert [a[0] for a in col.ambiguous] == ["eve@uni.example"]   # neither is named after the set
+    subs = col.by_student()
+    assert [c.rsplit("/", 1)[1] for c in subs["ada@uni.example"].companions] == ["scratch.py"]
+    assert all(not s.superseded for s in col.submissions)   # the second download adds nothing
+    report = "\n".join(col.report())
+    assert "same attempt, not graded: dee@uni.example: one.zip:Dee Hopper_504_assignsubmission" \
+           "_file_/perceptron.py" in report and "resubmission" not in report
+
+
+def test_the_id_column_is_never_switched_silently(tmp_path, capsys):
+    """Instructor trial 3: one student without an SIS User ID switched the whole class to
+    Canvas's internal ID, silently (every student's data changed)."""
+    from linclf_grader.lms.canvas import read_gradebook
+    from linclf_grader.materials import read_student_list
+
+    S.write_canvas(tmp_path)
+    gb = tmp_path / "gradebook.csv"
+    roster, _, _ = read_gradebook(gb)
+    assert {e.id_column for e in roster.values()} == {"SIS User ID"}
+    lines = gb.read_text().splitlines()
+    lines.insert(3, '"Late, Lou",1077,,,Section 1,,')   # enrolled by hand: no SIS id yet
+    gb.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError) as info:
+        read_gradebook(gb)
+    msg = str(info.value)
+    assert "'SIS User ID'" in msg and "line 4 (Late, Lou)" in msg and "--id-column" in msg
+    # the instructor chooses for the whole class, and is told which column is used
+    roster, _, _ = read_gradebook(gb, id_column="ID")
+    assert "1077" in roster and "1001" in roster
+    notes = []
+    assert len(read_student_list(gb, "ID", notes)) == 6 and notes == [
+        "student ids: column 'ID' of gradebook.csv"]
+    S.write_moodle(tmp_path)
+    assert main(["--materials", str(tmp_path / "worksheet.csv"), "--sets", "perceptron",
+                 "--out", str(tmp_path / "m")]) == 0
+    assert "student ids: column 'Email address' of worksheet.csv" in capsys.readouterr().err
+    assert main(["--materials", str(gb), "--sets", "perceptron", "--out", str(tmp_path / "m2")]) == 2
+    assert "line 4 (Late, Lou)" in capsys.readouterr().err
+
+
+def test_a_pdf_or_online_text_is_not_gradable_rather_than_missing(tmp_path):
+    """Instructor trial 8: a student who handed in a PDF or online text was listed as
+    'no submission'."""
+    from linclf_grader.lms.canvas import collect_canvas
+
+    S.write_canvas(tmp_path)
+    with zipfile.ZipFile(tmp_path / "c.zip", "w") as z:
+        z.writestr("lovelaceada_1001_70001_perceptron.py", "x = 1\n")
+        z.writestr("babbagebob_1002_70002_perceptron.pdf", "%PDF-1.4")
+        z.writestr("someone_1003_text.html", "<p>my answer</p>")
+    report = "\n".join(collect_canvas([tmp_path / "c.zip"], tmp_path / "gradebook.csv",
+                                      tmp_path / "cc", set_name="perceptron").report())
+    assert "not gradable (pdf): s1002: no .ipynb or .py file" in report
+    assert "not gradable (online text): s1003" in report
+    assert "no submission: s1002" not in report and "no submission: s1004" in report
+    S.write_moodle(tmp_path)
+    with zipfile.ZipFile(tmp_path / "m.zip", "w") as z:
+        z.writestr("Bob Babbage_502_assignsubmission_onlinetext_/onlinetext.html", "<p>x</p>")
+    report = "\n".join(collect_moodle([tmp_path / "m.zip"], tmp_path / "worksheet.csv",
+                                      tmp_path / "mc").report())
+    assert "not gradable (online text): bob@uni.example" in report
+    assert "no submission: bob@uni.example" not in report
+
+
+@pytest.mark.parametrize("set_name", ["discriminants", "mse", "perceptron"])
+def test_personal_notebook_shows_the_id_and_the_students_own_data(tmp_path, set_name):
+    """Instructor trial 8: the personalised notebook still said 'run student("YOUR-ID")' in the
+    docstring of an exercise with task parameters, and did not show the parameter that the
+    .py template shows."""
+    from linclf_grader.materials import write_materials
+
+    write_materials(["s1003"], [set_name], tmp_path)
+    nb = json.loads((tmp_path / "s1003" / f"{set_name}.ipynb").read_text())
+    text = "\n".join("".join(c["source"]) for c in nb["cells"])
+    assert "YOUR-ID" not in text and 'student("s1003")' in text
+    exset = get_set(set_name)
+    for ex in exset.exercises.values():
+        if ex.variant is not None:
+            mine = ex.template(exset.variant_data(ex.name, "s1003"), "s1003").rstrip()
+            assert mine in text and mine in exset.template("s1003")
+            if ex.task:
+                assert "Your task parameter" in mine

@@ -225,7 +225,29 @@ def test_private_tests_hidden_and_counted(tmp_path):
     assert hidden[0]["output"] == "hidden test: failed"
     assert "123.456" not in json.dumps(res)
     gs = gradescope_results(res)
-    assert [t["visibility"] for t in gs["tests"] if t["name"].endswith("secret")] == ["after_published"]
+    hidden_rows = [t for t in gs["tests"] if t["visibility"] != "visible"]
+    assert [(t["name"], t["visibility"]) for t in hidden_rows] == \
+        [("perceptron_update: hidden test 1", "after_published")]
+
+
+def test_gradescope_total_not_shown_before_hidden_tests(tmp_path):
+    """Hostile trial F8: with hidden tests the top-level visibility is theirs (Gradescope then
+    hides the total), public tests stay visible, and hidden tests' names say nothing."""
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "extra.py").write_text(PRIVATE.replace(
+        '@test("perceptron_update", points=2, hidden=True)',
+        '@test("perceptron_update", points=2, hidden=True, name="the input w = (3, -1)")'))
+    res = grade_submission(SOLUTIONS / "perceptron.py", "perceptron", private_tests=private)
+    gs = gradescope_results(res)
+    assert gs["visibility"] == "after_published" and gs["stdout_visibility"] == "hidden"
+    assert "(3, -1)" not in json.dumps(gs)
+    public = [t for t in gs["tests"] if t["visibility"] == "visible"]
+    assert public and len(public) == len(gs["tests"]) - 1
+    assert "shown when grades are published" in gs["output"]
+    # no hidden test: everything visible, as before
+    plain = gradescope_results(grade_submission(SOLUTIONS / "perceptron.py", "perceptron"))
+    assert plain["visibility"] == "visible"
 
 
 def test_private_test_naming_an_unknown_exercise_is_an_error(tmp_path):
@@ -315,9 +337,17 @@ def test_list_prints_the_exercises_as_json(capsys):
     assert main(["--list", "perceptron"]) == 0
     listing = json.loads(capsys.readouterr().out)
     assert [e["name"] for e in listing] == list(get_set("perceptron").exercises)
-    assert all(set(e) == {"name", "title", "points", "kind"} and e["kind"] in KINDS for e in listing)
+    assert all({"name", "title", "points", "kind", "public_points", "hidden_tests",
+                "hidden_points"} <= set(e) and e["kind"] in KINDS for e in listing)
     assert sum(e["points"] for e in listing) == get_set("perceptron").max_points()
     assert main(["--list", "nope"]) == 2
+    # instructor trial 8: with the course's tests, the hidden points that grades.csv counts
+    assert main(["--list", "perceptron", "--tests", str(SOLUTIONS)]) == 0
+    listing = {e["name"]: e for e in json.loads(capsys.readouterr().out)}
+    full = grade_submission(SOLUTIONS / "perceptron.py", "perceptron", private_tests=SOLUTIONS)
+    assert sum(e["total_points"] for e in listing.values()) == full["max_score"]
+    assert listing["perceptron_train"]["hidden_points"] > 0
+    assert all((e["hidden_points"] > 0) == (e["hidden_tests"] > 0) for e in listing.values())
 
 
 def test_without_sympy_the_grader_says_what_to_install(tmp_path):

@@ -125,3 +125,40 @@ def test_exact_fractions_are_accepted_where_the_page_promises_them(tmp_path, ans
     path.write_text(wrong)
     assert sum(t["score"] for t in _public(grade_submission(path, "duality", student="s1"),
                                            "small_dual_alpha")) < sum(t["max_score"] for t in rows)
+
+
+def test_namedtuple_and_longdouble_are_read_as_what_they_are(tmp_path):
+    """Hostile trial F5: a namedtuple is a tuple; np.longdouble is checked as the nearest float64.
+
+    Before the fix: "cannot check a value of type Update" and "bad array encoding".
+    """
+    source = PERCEPTRON.replace(
+        "def perceptron_update(w, b, x, y, eta=1.0):",
+        "from collections import namedtuple\nUpdate = namedtuple('Update', 'w b')\n\n\n"
+        "def perceptron_update(w, b, x, y, eta=1.0):\n    return Update(*_update(w, b, x, y, eta))\n\n\n"
+        "def _update(w, b, x, y, eta=1.0):").replace(
+        "    return (R / gamma) ** 2", "    return np.longdouble((R / gamma) ** 2)")
+    path = tmp_path / "s1.py"
+    path.write_text(source)
+    result = grade_submission(path, "perceptron", student="s1")
+    for exercise in ("perceptron_update", "novikoff_bound"):
+        rows = _public(result, exercise)
+        assert rows and all(t["score"] == t["max_score"] for t in rows), [t["output"] for t in rows]
+        namespace = {}
+        exec(compile(source, str(path), "exec"), namespace)
+        _, results = evaluate(f"perceptron.{exercise}", namespace[exercise], cells=[source])
+        assert [r["score"] for r in results] == [t["score"] for t in rows]
+
+
+def test_an_integer_array_is_not_described_as_float64():
+    """Instructor trial: np.argmax's int64 answer was shown as 'dtype=float64'."""
+    import numpy as np
+
+    from linclf_grader.framework import assert_close, assert_equal
+
+    got = np.array([0, 1, 0])
+    for check in (assert_equal, assert_close):
+        with pytest.raises(AssertionError) as info:
+            check(got, np.array([0, 2, 0]))
+        shown = str(info.value).split(", got ")[1]
+        assert "float64" not in shown and "int64" in shown, str(info.value)

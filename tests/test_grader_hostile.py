@@ -571,7 +571,7 @@ def probe():
         resp = w.call("probe")
     assert resp["ok"], resp
     got = resp["value"]
-    assert got["fork"].startswith("BlockingIOError"), got
+    assert got["fork"] == "PermissionError: new processes are not allowed in the grader (threads are)", got
     assert got["optimize"].startswith("ImportError: scipy.optimize is not available"), got
     assert got["linalg"] == "OK None", got  # only the masked subpackage is gone
     # /root holds at most the folders on the way to the bound Python installation
@@ -584,6 +584,74 @@ def probe():
         assert got["uid"] >= 2_100_000_000 and w.sandbox["isolation"] == "root"
 
 
+
+
+def test_threads_allowed_processes_refused_in_worker():
+    """A correct answer that uses a thread pool scores as in check(); processes stay refused.
+
+    Before the fix the worker's RLIMIT_NPROC=0 refused threads too ("can't start
+    new thread"), while check() in a notebook passed the same function.
+    """
+    from linclf_grader.sandbox import Worker
+
+    code = '''
+import os, subprocess, threading, ctypes
+from concurrent.futures import ThreadPoolExecutor
+
+def pooled(n):
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return sum(pool.map(lambda i: i * i, range(n)))
+
+def many_threads():
+    done = []
+    ts = [threading.Thread(target=done.append, args=(i,)) for i in range(20)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    return len(done)
+
+def leave_thread_running():
+    threading.Thread(target=lambda: threading.Event().wait()).start()
+    return 1
+
+def processes():
+    out = {}
+    for key, fn in [("fork", lambda: os.fork() or os._exit(0)),
+                    ("popen", lambda: subprocess.run(["true"])),
+                    ("system", lambda: os.system("true")),
+                    ("ctypes", lambda: ctypes.CDLL(None).fork)]:
+        try:
+            fn()
+            out[key] = "OK"
+        except BaseException as exc:
+            out[key] = type(exc).__name__ + ": " + str(exc)
+    return out
+
+def thread_bomb():
+    started = 0
+    ev = threading.Event()
+    try:
+        for _ in range(10_000):
+            threading.Thread(target=ev.wait, daemon=True).start()
+            started += 1
+    except RuntimeError:
+        pass
+    ev.set()
+    return started
+'''
+    with Worker([(0, code)], timeout=20) as w:
+        w.start()
+        assert w.call("pooled", [100])["value"] == sum(i * i for i in range(100))
+        assert w.call("many_threads")["value"] == 20
+        assert w.call("leave_thread_running")["value"] == 1
+        got = w.call("processes")["value"]
+        bomb = w.call("thread_bomb")["value"]
+    refused = "PermissionError: new processes are not allowed in the grader (threads are)"
+    assert got == {k: refused for k in ("fork", "popen", "system", "ctypes")}, got
+    assert 0 < bomb < 100, bomb  # bounded by the worker's task limit
+    # in-process check() runs the same function in the notebook's kernel
+    ns = {}
+    exec(code, ns)
+    assert ns["pooled"](100) == sum(i * i for i in range(100))
 
 
 def test_older_bubblewrap_gets_a_command_it_knows(monkeypatch):

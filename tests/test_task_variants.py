@@ -131,7 +131,8 @@ def test_copied_general_solution_fails_and_names_the_source(graded, kind):
     assert float(rows[ids["eve"]][EX]) == full - 2   # her own variant fails
     assert float(rows[ids["bob"]][EX]) < full      # t ignored: wrong, but copied from nobody
     signals = list(csv.DictReader(open(out / "copy_signals.csv")))
-    assert signals == [{"student": ids["eve"], "exercise": EX, "matches_variant_of": ids["ada"]}]
+    assert signals == [{"student": ids["eve"], "exercise": EX, "matches_variant_of": ids["ada"],
+                        "classmates_fitting": "1"}]
     assert f"copy signal: {ids['eve']}: {EX} matches the variant of {ids['ada']}" in stdout
     page = (out / "similarity.html").read_text()
     assert "fit a classmate" in page and f"matches the variant of {ids['ada']}" in page
@@ -142,6 +143,26 @@ def test_copied_general_solution_fails_and_names_the_source(graded, kind):
         label = re.sub(r"[^A-Za-z0-9_.-]+", "_", ids[key])   # the report name of an e-mail id
         text = (out / "feedback" / f"{label}.html").read_text()
         assert ids["ada"] not in text and str(t_of(ids["ada"])) not in text
+
+
+def test_an_ambiguous_copy_signal_names_nobody(tmp_path):
+    """Hostile trial F6: when several classmates' parameters fit (discrete outputs), the
+    report says how many and names none; a unique fit still names the classmate."""
+    from linclf_grader.similarity import copy_signals, write_similarity
+
+    results = [{"student": "s9001", "file": "a.py", "copy_signals": {"mx": ["s9002", "s9004"]}},
+               {"student": "s9003", "file": "b.py", "copy_signals": {"mx": ["s9002"]}},
+               {"student": "s9005", "file": "c.py"}]
+    signals = copy_signals(results)
+    write_similarity([], tmp_path, 0.5, 3, {}, signals)
+    rows = list(csv.DictReader(open(tmp_path / "copy_signals.csv")))
+    assert rows == [
+        {"student": "s9001", "exercise": "mx", "matches_variant_of": "", "classmates_fitting": "2"},
+        {"student": "s9003", "exercise": "mx", "matches_variant_of": "s9002",
+         "classmates_fitting": "1"}]
+    page = (tmp_path / "similarity.html").read_text()
+    assert "s9004" not in page and page.count("s9002") == 1 and "weak" in page
+    assert "2 classmates, so they name nobody" in page
 
 
 def test_template_and_my_data_show_the_task_parameter():

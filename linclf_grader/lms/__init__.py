@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -50,6 +51,7 @@ class RosterEntry:
     submitted: object = None   # the LMS's submission time, when its roster has one
     row: dict = dataclasses.field(default_factory=dict)   # the roster row, for the exports
     time_note: str = ""        # why ``submitted`` could not be read, if it could not
+    id_column: str = ""        # the roster column the grading id comes from
 
 
 @dataclasses.dataclass
@@ -67,6 +69,7 @@ class Submission:
     lms_file_id: str = ""  # Canvas attachment id (the feedback file must name it)
     superseded: list = dataclasses.field(default_factory=list)
     companions: list = dataclasses.field(default_factory=list)   # same attempt, not graded
+    repeated: int = 0      # files of this attempt found again in another download
 
 
 @dataclasses.dataclass
@@ -81,6 +84,7 @@ class Collection:
     notes: list = dataclasses.field(default_factory=list)
     header: list = dataclasses.field(default_factory=list)   # the roster file's columns
     points: dict = dataclasses.field(default_factory=dict)   # Canvas's Points Possible row
+    ungradable: dict = dataclasses.field(default_factory=dict)   # id -> kinds (pdf, online text)
 
     def by_student(self):
         return {s.student: s for s in self.submissions}
@@ -93,18 +97,33 @@ class Collection:
     def report(self):
         """The collection report: one line per fact an instructor must see."""
         lines = [f"collected {len(self.submissions)} submission(s) from {self.lms}"]
+        columns = sorted({e.id_column for e in self.roster.values() if e.id_column})
+        if columns:
+            lines.append(f"  student ids: roster column {', '.join(map(repr, columns))}")
         for s in self.submissions:
             for old in s.superseded:
                 lines.append(f"  resubmission: {s.student}: {s.source} replaces {old}")
             for other in s.companions:
                 lines.append(f"  same attempt, not graded: {s.student}: {other} (graded: "
-                             f"{s.source}, the notebook or file named after the set)")
+                             f"{s.source}, the notebook or file named after the set, latest "
+                             "version)")
+        repeated = [s for s in self.submissions if s.repeated]
+        if repeated:
+            # the same attachment in two downloads is one file: one line, not one per student
+            lines.append(f"  {sum(s.repeated for s in repeated)} file(s) of {len(repeated)} "
+                         "student(s) were in more than one download (same attempt): counted once")
         for entry, reason in self.unmapped:
             lines.append(f"  NOT MAPPED: {entry}: {reason}")
         for sid, entries, reason in self.ambiguous:
             lines.append(f"  AMBIGUOUS, not graded: {sid}: {', '.join(entries)}: {reason}")
         for sid in self.missing():
-            if sid not in {a[0] for a in self.ambiguous}:
+            if sid in {a[0] for a in self.ambiguous}:
+                continue
+            if sid in self.ungradable:   # they did hand something in
+                kinds = ", ".join(sorted(set(self.ungradable[sid])))
+                lines.append(f"  not gradable ({kinds}): {sid}: no .ipynb or .py file in the "
+                             "submission")
+            else:
                 lines.append(f"  no submission: {sid}")
         lines.extend(f"  note: {n}" for n in self.notes)
         return lines
@@ -135,23 +154,41 @@ def choose_latest(candidates, key, what):
     return top, ranked[:-1], ""
 
 
+def set_file_version(stem, set_name):
+    """The version of a file named after the set, or None for any other name.
+
+    ``SET`` is version 0; the copies an LMS or a browser makes of a repeated name,
+    and the names students give new versions, count as later versions: ``SET-1``
+    (Canvas), ``SET (1)`` (Moodle's file picker, browsers), ``SET_v2``, ``SET-v2``,
+    ``SET_2``, ``SETv2``.
+    """
+    if not set_name:
+        return None
+    m = re.fullmatch(re.escape(set_name) + r"(?:\s*\((\d+)\)|[-_ ][vV]?(\d+)|[vV](\d+))?", stem)
+    if m is None:
+        return None
+    return int(next((g for g in m.groups() if g), 0))
+
+
 def choose_in_attempt(candidates, name, set_name):
     """Split the files of one attempt into (graded, others, ambiguity reason).
 
-    As on Gradescope (:func:`linclf_grader.gradescope.find_submission`): a notebook
-    before a ``.py`` file, and a file named after the set (``SET.ipynb``, or
-    ``SET-1.ipynb`` as Canvas renames a repeated name) before any other. When
-    the best rank is shared, nothing is chosen.
+    The same rule on Canvas and on Moodle: a notebook before a ``.py`` file, a
+    file named after the set (:func:`set_file_version`) before any other (the two
+    criteria of Gradescope's :func:`linclf_grader.gradescope.find_submission`), and
+    among those the latest version (``SET_v2`` before ``SET``). When the best rank
+    is shared, nothing is chosen and the reason says so.
     """
     def rank(c):
         path = Path(name(c))
-        stem = path.stem.rsplit("-", 1)[0] if path.stem.rsplit("-", 1)[-1].isdigit() else path.stem
-        return (path.suffix.lower() != ".ipynb", set_name is None or stem != set_name)
+        version = set_file_version(path.stem, set_name)
+        return (path.suffix.lower() != ".ipynb", version is None, -(version or 0))
 
     ranked = sorted(candidates, key=rank)
     best = [c for c in ranked if rank(c) == rank(ranked[0])]
     if len(best) > 1:
-        return None, [], (f"{len(best)} files of one attempt could each be the submission; "
+        return None, [], (f"{len(best)} files of one attempt could each be the submission "
+                          "(none is the notebook named after the set, or several are); "
                           "keep one and regrade")
     return ranked[0], ranked[1:], ""
 
@@ -234,17 +271,36 @@ def collect_folder(folder, dest=None):
     return Collection("a folder", subs, unmapped, ambiguous, roster)
 
 
-def pick_id_column(header, rows, preferred, id_column, where):
-    """The roster column that holds the grading id: ``id_column`` or the first of ``preferred``
-    that every row fills."""
+def pick_id_column(header, entries, preferred, id_column, where):
+    """The roster column that holds the grading id, for the whole class.
+
+    ``id_column`` when given; else the first column of ``preferred`` that the roster
+    fills at all. The column is never switched for the class because a few rows
+    lack it (every student's per-student data would silently change): when the
+    chosen column is empty for some students, those rows are reported (line and
+    name) and the instructor fills them in the LMS or names a column with
+    ``--id-column``. ``entries`` are ``(line, RosterEntry)``.
+    """
     if id_column:
         if id_column not in header:
             raise ValueError(f"{where}: no column {id_column!r} (found: {', '.join(header)})")
         return id_column
     for col in preferred:
-        if col in header and rows and all(r.get(col, "").strip() for r in rows):
-            return col
-    raise ValueError(f"{where}: no column gives every student an id (tried "
+        if col not in header or not any(e.row.get(col, "").strip() for _, e in entries):
+            continue
+        empty = [(line, e) for line, e in entries if not e.row.get(col, "").strip()]
+        if empty:
+            shown = "; ".join(f"line {line} ({e.name or 'no name'})" for line, e in empty[:10])
+            more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
+            others = [c for c in preferred if c != col and c in header]
+            raise ValueError(
+                f"{where}: column {col!r} gives the student ids, but it is empty for "
+                f"{len(empty)} student(s): {shown}{more}. Fill it in the LMS and export again, "
+                "or choose the id column for the whole class with --id-column"
+                + (f" (e.g. --id-column {others[0]!r})" if others else "")
+                + "; the ids must be the ones the students' material was made with")
+        return col
+    raise ValueError(f"{where}: no column gives the students an id (tried "
                      f"{', '.join(preferred)}); name one with --id-column")
 
 
@@ -260,5 +316,6 @@ def roster_ids(entries, column, where):
             raise ValueError(f"{where}, line {line}, column {column}: the id {sid!r} is "
                              "given to two students")
         entry.student = sid
+        entry.id_column = column
         out[sid] = entry
     return out

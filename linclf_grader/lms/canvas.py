@@ -84,7 +84,7 @@ def read_gradebook(path, id_column=None):
             continue  # Canvas's Student View account (once Student View was used): not a student
         students.append((line, RosterEntry("", row["ID"], row.get("Student", ""),
                                            section=row.get("Section", ""), row=row)))
-    column = pick_id_column(header, [e.row for _, e in students], ID_PREFERENCE, id_column, path)
+    column = pick_id_column(header, students, ID_PREFERENCE, id_column, path)
     roster = roster_ids(students, column, path)
     users = {}
     for entry in roster.values():
@@ -99,7 +99,7 @@ def collect_canvas(archives, gradebook, dest, id_column=None, set_name=None):
     the latest attempt (the one named after ``set_name``, see the module's notes) to ``dest``."""
     roster, header, points = read_gradebook(gradebook, id_column)
     by_user = {e.lms_user: e for e in roster.values()}
-    candidates, unmapped = {}, []
+    candidates, unmapped, ungradable = {}, [], {}
     for archive_path, info, entry in zip_members(archives):
         m = _MEMBER.match(info.filename)
         if info.filename.startswith("anon_") or "_anon_" in info.filename:
@@ -107,11 +107,14 @@ def collect_canvas(archives, gradebook, dest, id_column=None, set_name=None):
                                     "download again once names are shown"))
             continue
         if m is None:
-            reason = ("a text or URL entry, not a file" if
-                      re.search(r"_\d+_(text|link)\.html$", info.filename) else
+            text = re.search(r"_(\d+)_(text|link)\.html$", info.filename)
+            reason = ("a text or URL entry, not a file" if text else
                       "not named NAME[_LATE]_USERID_ATTACHMENTID_FILE as Canvas names "
                       "submitted files")
             unmapped.append((entry, reason))
+            if text and text[1] in by_user:
+                ungradable.setdefault(by_user[text[1]].student, []).append(
+                    "online text" if text[2] == "text" else "a URL")
             continue
         student = by_user.get(m["user"])
         if student is None:
@@ -121,6 +124,7 @@ def collect_canvas(archives, gradebook, dest, id_column=None, set_name=None):
         suffix = Path(m["file"]).suffix.lower()
         if suffix not in SUBMISSION_SUFFIXES:
             unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
+            ungradable.setdefault(student.student, []).append(suffix.lstrip(".") or "a file")
             continue
         candidates.setdefault(student.student, []).append(
             (int(m["att"]), entry, bool(m["late"]), suffix, archive_path, info, m["file"]))
@@ -151,13 +155,15 @@ def collect_canvas(archives, gradebook, dest, id_column=None, set_name=None):
         path = copy_member(dest, sid, suffix, archive_path, info)
         older = [c[1] for files in ranked[:-1] for c in sorted(files, key=lambda c: c[0])]
         subs.append(Submission(sid, path, entry, "canvas", roster[sid].lms_user, roster[sid].name,
-                               None, late, str(att), older, [c[1] for c in others] + copies))
+                               None, late, str(att), older, [c[1] for c in others],
+                               repeated=len(copies)))
     notes = []
     late = [s.student for s in subs if s.lms_late]
     if late:
         notes.append("Canvas marked late: " + ", ".join(late) + " (the penalty follows --due, "
                      "--extensions and --times; a Canvas zip carries no submission time)")
-    return Collection("Canvas", subs, unmapped, ambiguous, roster, notes, header, points)
+    return Collection("Canvas", subs, unmapped, ambiguous, roster, notes, header, points,
+                      ungradable)
 
 
 def assignment_column(header, wanted, default):

@@ -33,13 +33,17 @@ consulted, 2026-11-25: ``mod/assign/locallib.php`` ``download_submissions``,
   path element ``NAME_ID_PLUGINTYPE_PLUGIN[_]``; so ``FULL NAME_ID_assignfeedback_file_/
   feedback.html`` becomes that student's feedback file.
 
-Moodle's zip holds the files of each participant's *latest* attempt only. When
-that attempt holds several notebooks (or the instructor gives the zips of two
-downloads), they are told apart by the modification time the zip records for
-each member: Moodle adds each file from its content store, so the time is in
-practice when the content was uploaded (an observation, not a documented
-promise). The newest is graded and the others are reported as replaced; equal
-times are reported as ambiguous and that student is not graded.
+Moodle's zip holds the files of each participant's *latest* attempt only, so the
+files of one participant's folder are one attempt: the file graded is chosen as
+on Canvas and Gradescope (a notebook named after the set, else a notebook, else
+the ``.py`` named after the set; a tie is reported as ambiguous and that student
+is not graded), never by time, and the others are reported as "same attempt, not
+graded". When the instructor gives the zips of two downloads, an attempt found
+in both (same file names and contents) counts once; two different attempts are
+told apart by the newest modification time the zip records for the
+participant's files (Moodle adds each file from its content store, so the time
+is in practice when the content was uploaded: an observation, not a documented
+promise), and equal times are reported as ambiguous.
 """
 
 from __future__ import annotations
@@ -49,8 +53,8 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_latest,
-               copy_member, pick_id_column, roster_ids, zip_members)
+from . import (SUBMISSION_SUFFIXES, Collection, RosterEntry, Submission, choose_in_attempt,
+               choose_latest, copy_member, pick_id_column, roster_ids, zip_members)
 
 __all__ = ["read_worksheet", "collect_moodle", "write_moodle_worksheet", "moodle_feedback_dir",
            "parse_moodle_time"]
@@ -114,7 +118,7 @@ def read_worksheet(path, id_column=None, tz=dt.timezone.utc):
                 # unknown (say so), and --times gives it; grading goes on
                 entry.submitted, entry.time_note = None, str(exc)
             entries.append((line, entry))
-    column = pick_id_column(header, [e.row for _, e in entries], ID_PREFERENCE, id_column, path)
+    column = pick_id_column(header, entries, ID_PREFERENCE, id_column, path)
     roster = roster_ids(entries, column, path)
     seen = set()
     for entry in roster.values():
@@ -124,11 +128,16 @@ def read_worksheet(path, id_column=None, tz=dt.timezone.utc):
     return roster, header
 
 
-def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc):
-    """Map Moodle's per-participant folders to students; copy the latest file to ``dest``."""
+def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc, set_name=None):
+    """Map Moodle's per-participant folders to students; copy the chosen file to ``dest``.
+
+    The files of one participant's folder are one attempt, and the file graded is
+    chosen as on Canvas (:func:`~linclf_grader.lms.choose_in_attempt`); the others
+    are reported as "same attempt, not graded".
+    """
     roster, header = read_worksheet(worksheet, id_column, tz)
     by_pid = {e.lms_user: e for e in roster.values()}
-    candidates, unmapped = {}, []
+    candidates, unmapped, ungradable = {}, [], {}
     for archive_path, info, entry in zip_members(archives):
         m = _MEMBER.match(info.filename)
         if m is None:
@@ -143,22 +152,50 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
         name = m["rest"].lstrip("/")
         if m["plugin"] != "file" or Path(name).suffix.lower() not in SUBMISSION_SUFFIXES:
             unmapped.append((entry, f"{student.student}: not a .ipynb or .py file"))
+            ungradable.setdefault(student.student, []).append(
+                "online text" if m["plugin"] == "onlinetext" else
+                Path(name).suffix.lower().lstrip(".") or "a file")
             continue
         candidates.setdefault(student.student, []).append(
-            (info.date_time, entry, Path(name).suffix.lower(), archive_path, info))
+            (info.date_time, entry, Path(name).suffix.lower(), archive_path, info, name))
     subs, ambiguous = [], []
     for sid, cands in candidates.items():
-        latest, older, reason = choose_latest(cands, key=lambda c: c[0],
-                                              what="modification time in the zip")
-        if latest is None:
-            ambiguous.append((sid, [c[1] for c in cands], reason))
+        # one download holds one attempt (the latest) of each participant; the same
+        # attempt in two downloads (same names and contents) is one attempt
+        attempts = {}
+        for c in cands:
+            attempts.setdefault(c[3], []).append(c)
+        by_files, repeated = {}, 0
+        for files in attempts.values():
+            key = frozenset((c[5], c[4].CRC, c[4].file_size) for c in files)
+            if by_files.setdefault(key, files) is not files:
+                repeated += len(files)
+        if len(by_files) > 1:
+            # different attempts in different downloads: the later download is told by
+            # the newest time its zip records for that participant's files
+            attempt, older, reason = choose_latest(
+                list(by_files.values()), key=lambda files: max(c[0] for c in files),
+                what="modification time in the zips (two downloads, different attempts)")
+            if attempt is None:
+                ambiguous.append((sid, [c[1] for c in cands], reason))
+                continue
+            older = [c[1] for files in older for c in files]
+        else:
+            attempt, older = next(iter(by_files.values())), []
+        # within one attempt: the same rule as Canvas and Gradescope (a notebook named
+        # after the set, else a notebook, else the .py named after the set)
+        chosen, others, reason = choose_in_attempt(attempt, lambda c: c[5], set_name)
+        if chosen is None:
+            ambiguous.append((sid, [c[1] for c in attempt], reason))
             continue
-        _, entry, suffix, archive_path, info = latest
+        _, entry, suffix, archive_path, info, _ = chosen
         path = copy_member(dest, sid, suffix, archive_path, info)
         r = roster[sid]
         subs.append(Submission(sid, path, entry, "moodle", r.lms_user, r.name, r.submitted,
-                               superseded=[c[1] for c in older]))
-    collection = Collection("Moodle", subs, unmapped, ambiguous, roster, header=header)
+                               superseded=older, companions=[c[1] for c in others],
+                               repeated=repeated))
+    collection = Collection("Moodle", subs, unmapped, ambiguous, roster, header=header,
+                            ungradable=ungradable)
     unread = [e for e in roster.values() if e.time_note]
     if unread:
         collection.notes.append(
