@@ -81,6 +81,38 @@ def kkt_violations(X, y, alpha, b, C, tol):
 from linclf_grader import test  # noqa: E402
 from linclf_grader.framework import as_array, assert_close, assert_equal, assert_expr, read_expr  # noqa: E402
 
+_RNG = np.random.default_rng(8081125)
+_X_R = np.round(_RNG.normal(size=(7, 3)), 3)
+_Y_R = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
+_ALPHA_R = np.array([0.3, 0.0, 1.0, 0.45, 0.55, 1.0, 0.2])     # C = 1: four free, two at C
+
+
+@test("duality.dual_objective", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_objective_in_three_dimensions(f):
+    assert_close(f(_ALPHA_R, _X_R, _Y_R), dual_objective(_ALPHA_R, _X_R, _Y_R), "W(alpha)")
+
+
+@test("duality.primal_from_dual", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_primal_in_three_dimensions(f):
+    from linclf_grader.framework import unpack
+
+    w_ref, b_ref = primal_from_dual(_ALPHA_R, _X_R, _Y_R, 1.0)
+    w, b = unpack(f(_ALPHA_R, _X_R, _Y_R, 1.0), 2, "the result (w, b)")
+    assert_close(w, w_ref, "w")
+    assert_close(b, b_ref, "b")
+
+
+@test("duality.small_dual_objective", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_small_dual_symbolically(f):
+    assert_expr(f(), str(small_dual_objective()), ["alpha1", "alpha2", "alpha3"], "W(alpha1, alpha2, alpha3)")
+
+
+@test("duality.small_dual_alpha", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_small_dual_alpha_exactly(f):
+    """The optimum is unique here (three support vectors, independent constraints)."""
+    assert_close(as_array(f(), (5,), "alpha"), small_dual_alpha(), "alpha", rtol=1e-7, atol=1e-9)
+
+
 _X_DUP = np.array([[1.0, 1.0], [1.0, 1.0], [-1.0, 0.5], [0.0, -1.0]])
 _Y_DUP = np.array([1.0, 1.0, -1.0, -1.0])
 

@@ -74,7 +74,7 @@ def corrected_intercept():
 # hidden tests
 # --------------------------------------------------------------------------
 from linclf_grader import test  # noqa: E402
-from linclf_grader.framework import assert_close, unpack  # noqa: E402
+from linclf_grader.framework import assert_close, assert_expr, unpack  # noqa: E402
 
 X_SEP = np.array([[0.0, 0.0], [1.0, 0.2], [3.0, 1.0], [4.0, 1.5], [0.5, -0.3], [3.5, 0.4]])
 Y_SEP = np.array([-1.0, -1.0, 1.0, 1.0, -1.0, 1.0])
@@ -97,6 +97,40 @@ def test_hidden_unbalanced_classes_and_a_constant_feature_direction(f):
     w, b = unpack(f(X, y, lam=0.05), 2, "the result (w, b)")
     assert_close(w, w_ref, "w", rtol=1e-6, atol=1e-9)
     assert_close(b, b_ref, "b", rtol=1e-6, atol=1e-9)
+
+
+_RNG = np.random.default_rng(20261125)
+Z_HIDDEN = np.r_[_RNG.normal(scale=20.0, size=6), -745.5, 37.25, 710.0]
+X_LG = np.round(_RNG.normal(size=(9, 3)), 3)
+Y_LG = np.where(_RNG.random(9) < 0.5, -1.0, 1.0)
+W_LG = np.round(_RNG.normal(size=3), 3)
+
+
+@test("logistic.log_sigmoid", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_log_sigmoid_on_other_values(f):
+    assert_close(f(Z_HIDDEN), log_sigmoid(Z_HIDDEN), "log sigma(z)", rtol=1e-10, atol=1e-300)
+
+
+@test("logistic.logistic_loss_grad", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_loss_and_gradient_in_three_dimensions(f):
+    L_ref, gw_ref, gb_ref = logistic_loss_grad(W_LG, -0.4, X_LG, Y_LG, lam=0.2)
+    L, gw, gb = unpack(f(W_LG, -0.4, X_LG, Y_LG, lam=0.2), 3, "the result (L, grad_w, grad_b)")
+    assert_close(L, L_ref, "L")
+    assert_close(gw, gw_ref, "grad_w")
+    assert_close(gb, gb_ref, "grad_b")
+
+
+@test("logistic.newton_from_zero", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_newton_s_and_mu_symbolically(f):
+    s, mu = unpack(f(), 2, "the result (s, mu)")
+    s, mu = (repr(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for v in (s, mu))
+    assert_expr(s, "2", ["N", "lam"], "s", positive=["N", "lam"])
+    assert_expr(mu, "4*N*lam", ["N", "lam"], "mu", positive=["N", "lam"])
+
+
+@test("logistic.corrected_intercept", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_corrected_intercept_symbolically(f):
+    assert_expr(f(), "log(N_plus/N_minus)", ["N_plus", "N_minus"], "b*", positive=["N_plus", "N_minus"])
 
 
 def _case(f, X, y, expected):

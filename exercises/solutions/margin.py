@@ -100,6 +100,74 @@ def test_hidden_collinear_margin_points_and_tol(f):
     check_support_vectors(f(X_COL, Y_COL, alpha, 0.5 + 1e-6, tol=1e-5), [1, 3], [], [1, 3])
 
 
+_RNG = np.random.default_rng(7071125)
+X_R = np.round(np.vstack([_RNG.normal(1.5, 0.6, (5, 3)), _RNG.normal(-1.5, 0.6, (5, 3))]), 2)
+Y_R = np.repeat([1.0, -1.0], 5)
+W_R = np.array([0.8, 1.1, 0.6])
+
+
+@test("margin.geometric_margin", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_margin_of_other_data(f):
+    from linclf_grader.framework import assert_close
+
+    assert_close(f(X_R, Y_R, W_R, 0.3), geometric_margin(X_R, Y_R, W_R, 0.3), "gamma")
+    assert_close(f(X_R, -Y_R, W_R, 0.3), geometric_margin(X_R, -Y_R, W_R, 0.3), "gamma")
+
+
+@test("margin.canonical_hyperplane", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_canonical_form_of_other_data(f):
+    from linclf_grader.framework import assert_close, assert_raises
+
+    w_ref, b_ref = canonical_hyperplane(X_R, Y_R, 4.0 * W_R, 1.2)
+    w_c, b_c = unpack(f(X_R, Y_R, 4.0 * W_R, 1.2), 2, "the result (w_c, b_c)")
+    assert_close(w_c, w_ref, "w_c")
+    assert_close(b_c, b_ref, "b_c")
+    assert_raises(f, "ValueError", X_R, -Y_R, W_R, 0.3)
+
+
+@test("margin.best_offset", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_offset_of_other_data(f):
+    from linclf_grader.framework import assert_close
+
+    for u in (W_R, np.array([0.0, -2.0, 1.0])):
+        rho_ref, b_ref = best_offset(X_R, Y_R, u)
+        rho, b = unpack(f(X_R, Y_R, u), 2, "the result (gamma_u, b)")
+        assert_close(rho, rho_ref, "gamma_u")
+        assert_close(b, b_ref, "b")
+
+
+@test("margin.two_point_svm", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_two_point_svm_symbolically(f):
+    assert_expr(f(), str(two_point_svm()), ["p1", "p2", "q1", "q2"], "(w1, w2, b)")
+
+
+@test("margin.scaling_counterexample", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_counterexample_svms_have_dual_certificates(f):
+    """A second, independent check of the student's two SVMs: each (w, b) separates its data
+    with y f(x) >= 1 and w = sum alpha_i y_i x_i, sum alpha_i y_i = 0 with alpha >= 0 on the
+    points where y f(x) = 1 (non-negative least squares), i.e. the KKT conditions hold."""
+    from scipy.optimize import nnls
+
+    X, y, s, w0, b0, w1, b1 = unpack(f(), 7, "the result")
+    X, y, s = (np.asarray(v, dtype=float) for v in (X, y, s))
+    for data, w, b, what in ((X, w0, b0, "before"), (X * s, w1, b1, "after")):
+        w = np.asarray(w, dtype=float)
+        yf = y * (data @ w + float(b))
+        assert yf.min() > 1 - 1e-6, f"the SVM {what} the scaling violates a margin constraint"
+        on = np.abs(yf - 1) <= 1e-6
+        A = np.vstack([(y[on, None] * data[on]).T, y[on]])
+        _, residual = nnls(A, np.r_[w, 0.0])
+        assert residual <= 1e-6 * (1 + np.linalg.norm(w)), f"the SVM {what} the scaling is not optimal"
+
+
+@test("margin.alpha_margin_identity", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_hard_and_soft_sums_symbolically(f):
+    hard, soft, _ = unpack(f(), 3, "the result")
+    names = ["gamma", "w_norm", "C", "xi_sum"]
+    assert_expr(hard, "1/gamma**2", names, "hard", positive=names)
+    assert_expr(soft, "w_norm**2 + C*xi_sum", names, "soft", positive=names)
+
+
 @test("margin.alpha_margin_identity", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_zero_duality_gap(f):
     """W(alpha*) equals the primal value 1/2 ||w*||^2 + C sum xi*."""

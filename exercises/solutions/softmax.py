@@ -67,6 +67,46 @@ def softmax_convexity_proof(c):
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
+_RNG = np.random.default_rng(6061125)
+F_HIDDEN = np.round(np.r_[_RNG.normal(scale=3.0, size=(3, 4)), [[-750.0, 2.0, 735.5, 735.0]]], 3)
+P_HIDDEN = np.array([0.1, 0.15, 0.3, 0.45])
+X_SG = np.round(_RNG.normal(size=(7, 3)), 3)
+T_SG = np.eye(4)[[3, 0, 1, 1, 2, 0, 3]]
+W_SG = np.round(_RNG.normal(size=(3, 4)), 3)
+
+
+@test("softmax.softmax_rows", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_rows_of_four_scores(f):
+    from linclf_grader.framework import assert_close
+
+    assert_close(f(F_HIDDEN), softmax_rows(F_HIDDEN), "P", rtol=1e-10)
+
+
+@test("softmax.softmax_jacobian", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_jacobian_of_four_classes(f):
+    from linclf_grader.framework import assert_close
+
+    assert_close(f(P_HIDDEN), softmax_jacobian(P_HIDDEN), "J")
+
+
+@test("softmax.softmax_grad", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_gradient_four_classes(f):
+    from linclf_grader.framework import assert_close
+
+    assert_close(f(W_SG, X_SG, T_SG), softmax_grad(W_SG, X_SG, T_SG), "G")
+
+
+@test("softmax.log_softmax_derivative", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_derivative_symbolically(f):
+    assert_expr(f(), str(log_softmax_derivative()), ["f1", "f2", "f3"], "the derivative")
+
+
+@test("softmax.softmax_hessian", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_public_cases_symbolically(f):
+    for c, d, names in ((3, 1, ["p1", "p2", "x1"]), (2, 2, ["p1", "x1", "x2"])):
+        assert_expr(f(c, d), str(softmax_hessian(c, d)), names, f"H (c = {c}, d = {d})")
+
+
 @test("softmax.softmax_hessian", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_two_classes_and_no_features(f):
     """c = 2 is logistic regression with the weights doubled (4 p1 (1 - p1) x_t x_t^T); d = 0

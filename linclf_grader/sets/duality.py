@@ -12,9 +12,10 @@ test of ``kkt_violations`` takes its expected indices from ``linclf.svm.SVC.kkt_
 
 import numpy as np
 
-from ..framework import (ExerciseSet, as_array, assert_close, assert_equal, assert_expr,
-                         assert_raises, read_expr, test, unpack)
-from ..quiet import assert_close_quiet, assert_equal_quiet
+from ..framework import (ExerciseSet, as_array, as_float, assert_close, assert_equal, assert_raises, fail,
+                         read_expr, test, unpack)
+from ..quiet import assert_equal_quiet
+from ._points import assert_values_at
 
 SET = ExerciseSet("duality", "Lagrange duality and the SVM dual", "08_duality",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -23,6 +24,7 @@ SET.exercise(
     "dual_objective",
     title="The dual objective",
     signature="def dual_objective(alpha, X, y):",
+    hidden_tests=1,
     kind="formula",
     doc=r"""
     W(alpha) = sum_i alpha_i - 1/2 sum_i sum_j alpha_i alpha_j y_i y_j x_i @ x_j,
@@ -44,6 +46,7 @@ SET.exercise(
     "primal_from_dual",
     title="From the dual solution back to (w, b)",
     signature="def primal_from_dual(alpha, X, y, C=np.inf):",
+    hidden_tests=1,
     kind="formula",
     doc=r"""
     Recover the primal solution (w, b) from an optimal alpha: w from
@@ -83,6 +86,7 @@ SET.exercise(
     "small_dual_objective",
     title="The dual of a small problem, symbolically",
     signature="def small_dual_objective():",
+    hidden_tests=1,
     kind="formula",
     doc=r"""
     Three training points: x1 = (1, 2) and x2 = (2, 0) with label +1,
@@ -98,6 +102,7 @@ SET.exercise(
     "small_dual_alpha",
     title="Solve a small hard-margin dual",
     signature="def small_dual_alpha():",
+    hidden_tests=1,
     kind="derivation",  # an exact solution of a small dual the chapter does not solve
     doc=r"""
     Five training points: x1 = (2, 3), x2 = (3, 0), x4 = (4, 4) with label +1
@@ -194,10 +199,10 @@ SET.exercise(
     """,
 )
 
+# the five points of small_dual_alpha; its answer is checked publicly by the KKT conditions
+# only (no test here contains the optimum, w* or b*), exactly in the hidden tests
 X_M = np.array([[2.0, 3.0], [3.0, 0.0], [0.0, 0.0], [4.0, 4.0], [-1.0, 2.0]])
 Y_M = np.array([1.0, 1.0, -1.0, 1.0, -1.0])
-ALPHA_M = np.array([2 / 27, 14 / 81, 20 / 81, 0.0, 0.0])       # its exact hard-margin solution: the
-# answer of small_dual_alpha, so no message and no input of another test may show it (or w*, b*)
 
 # the data of exercises 1 and 2: six points whose hard-margin optimum is
 # alpha = (8/49, 2/49, 0, 10/49, 0, 0), w* = (2/7, 4/7), b* = -3/7 (three support vectors)
@@ -253,29 +258,40 @@ def _interval(got):
     return lo, hi
 
 
+def _check_interval(got, want, case):
+    """The interval is the answer: a failure says which end is wrong and how, never the ends."""
+    lo, hi = _interval(got)
+    for value, right, end in ((lo, want[0], "b_lo"), (hi, want[1], "b_hi")):
+        value = as_float(value, end)
+        if not np.isfinite(value):
+            fail(f"{end} ({case}) is {value}, but a point bounds that side")
+        if abs(value - right) > 1e-9 * (1 + abs(right)):
+            side = "below" if end == "b_lo" else "above"
+            fail(f"{end} ({case}) is wrong: check which points bound b from {side} (the case of"
+                 " each multiplier and the sign of its label decide it) and how each bound follows"
+                 " from its margin condition")
+
+
 @test("bias_interval", points=2)
 def test_bias_interval_without_a_free_support_vector(f):
     C = 0.2
     alpha = C * np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
-    lo, hi = _interval(f(alpha, X_B, Y_B, C))
-    assert_close(lo, -1.0, "b_lo (C = 0.2, no free support vector)", rtol=1e-9, atol=1e-9)
-    assert_close(hi, -0.8, "b_hi (C = 0.2, no free support vector)", rtol=1e-9, atol=1e-9)
+    _check_interval(f(alpha, X_B, Y_B, C), (-1.0, -0.8), "C = 0.2, no free support vector")
 
 
 @test("bias_interval", points=1)
 def test_bias_interval_with_free_support_vectors(f):
     C = 0.1
     alpha = C * np.array([1.0, 1.0, 1.0, 1.0, 0.1, 1.0, 1.0, 0.1])
-    lo, hi = _interval(f(alpha, X_B, Y_B, C))
-    assert_close(lo, -0.68, "b_lo (C = 0.1, two free support vectors)", rtol=1e-9, atol=1e-9)
-    assert_close(hi, -0.68, "b_hi (C = 0.1, two free support vectors)", rtol=1e-9, atol=1e-9)
+    _check_interval(f(alpha, X_B, Y_B, C), (-0.68, -0.68), "C = 0.1, two free support vectors")
 
 
 @test("small_dual_objective", points=2)
-def test_small_dual(f):
-    assert_expr(f(), "alpha1 + alpha2 + alpha3 - 5*alpha1**2/2 - 2*alpha2**2 - alpha3**2/2"
-                     " - 2*alpha1*alpha2 - alpha1*alpha3 - 2*alpha2*alpha3",
-                ["alpha1", "alpha2", "alpha3"], "W(alpha1, alpha2, alpha3)")
+def test_small_dual_at_three_points(f):
+    assert_values_at(f(), [{"alpha1": 0.5, "alpha2": 0.25, "alpha3": 0.75},
+                           {"alpha1": 1.0, "alpha2": -0.5, "alpha3": 2.0},
+                           {"alpha1": 0.125, "alpha2": 0.375, "alpha3": 0.5}],
+                     [-0.53125, -1.5, 0.0234375], "W(alpha1, alpha2, alpha3)")
 
 
 @test("small_dual_alpha", points=1)
@@ -286,10 +302,26 @@ def test_alpha_is_feasible(f):
 
 
 @test("small_dual_alpha", points=2)
-def test_alpha_is_optimal(f):
-    # the answer is a constant: the message says which entry is wrong and by how much, never
-    # the optimum (nor W at the optimum, |w*|^2 / 2 = 20/81, which is also alpha_3)
-    assert_close_quiet(f(), ALPHA_M, "alpha", rtol=1e-7, atol=1e-9)
+def test_alpha_satisfies_the_kkt_conditions(f):
+    """A feasible alpha is optimal iff (w, b) from it satisfy the KKT conditions: every point
+    on or outside its margin, every point with alpha_i > 0 exactly on it (the dual is convex).
+    The messages name the condition and the point, never the optimum."""
+    alpha = as_array(f(), (5,), "alpha")
+    if alpha.min() < -1e-9 or abs(alpha @ Y_M) > 1e-9:
+        fail("alpha is not feasible (see the other test)")
+    sv = np.flatnonzero(alpha > 1e-9)
+    if not (Y_M[sv] > 0).any() or not (Y_M[sv] < 0).any():
+        fail("alpha has no support vector of some class, so the margin conditions cannot hold")
+    w = (alpha * Y_M) @ X_M
+    b_each = Y_M[sv] - X_M[sv] @ w              # the b that puts each support vector on its margin
+    if np.ptp(b_each) > 1e-7:
+        fail("the points with alpha_i > 0 do not all lie on their margins for one b:"
+             " complementary slackness fails, so alpha is not optimal")
+    margins = Y_M * (X_M @ w + b_each.mean())
+    bad = np.flatnonzero(margins < 1 - 1e-7)
+    if bad.size:
+        fail(f"with w = sum_i alpha_i y_i x_i and b from the support vectors, point x{bad[0] + 1}"
+             " violates its margin constraint y f(x) >= 1: alpha is not optimal")
 
 
 # --------------------------------------------------------------------------
@@ -320,11 +352,10 @@ W_ELSEWHERE = -0.75                    # exact: (Q + y y^T + I/C) has binary-fra
 
 @test("l2svm_dual", points=2)
 def test_l2_dual_three_points(f):
-    assert_expr(f(X_3, Y_3), "alpha1 + alpha2 + alpha3 - 5*alpha1**2/2 - 2*alpha2**2 - alpha3**2/2"
-                             " - 2*alpha1*alpha2 - alpha1*alpha3 - 2*alpha2*alpha3"
-                             " - (alpha1 + alpha2 - alpha3)**2/2"
-                             " - (alpha1**2 + alpha2**2 + alpha3**2)/(2*C)",
-                ["alpha1", "alpha2", "alpha3", "C"], "the dual objective", positive=["C"])
+    assert_values_at(f(X_3, Y_3), [{"alpha1": 0.5, "alpha2": 0.25, "alpha3": 0.75, "C": 2.0},
+                                   {"alpha1": 1.0, "alpha2": 0.5, "alpha3": 2.0, "C": 0.5},
+                                   {"alpha1": 0.125, "alpha2": 0.375, "alpha3": 0.5, "C": 4.0}],
+                     [-0.75, -11.875, -0.02734375], "the dual objective")
 
 
 @test("l2svm_dual", points=2)

@@ -8,10 +8,10 @@ student's own data against the definitions.
 
 import numpy as np
 
-from ..framework import (ExerciseSet, fail, as_array, assert_close, assert_expr, assert_raises,
-                         test, unpack)
+from ..framework import ExerciseSet, fail, as_array, assert_close, assert_raises, test, unpack
 from ..imports import OPTIMISERS
 from ..quiet import assert_close_quiet, assert_equal_quiet
+from ._points import assert_values_at
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -20,6 +20,7 @@ SET.exercise(
     "geometric_margin",
     title="The geometric margin of a hyperplane",
     signature="def geometric_margin(X, y, w, b):",
+    hidden_tests=1,
     kind="formula",
     doc=r"""
     The geometric margin of (w, b) on the training set:
@@ -44,6 +45,7 @@ SET.exercise(
     "canonical_hyperplane",
     title="The canonical form of a separating hyperplane",
     signature="def canonical_hyperplane(X, y, w, b):",
+    hidden_tests=1,
     kind="formula",
     doc=r"""
     Rescale a separating (w, b) so that min_i y_i (w @ x_i + b) = 1.
@@ -62,6 +64,7 @@ SET.exercise(
     "best_offset",
     title="The best line with a given normal",
     signature="def best_offset(X, y, u):",
+    hidden_tests=1,
     kind="formula",
     doc=r"""
     For the normal direction u (any length, not zero), the margin of that
@@ -80,6 +83,7 @@ SET.exercise(
     "two_point_svm",
     title="The SVM of two points, symbolically",
     signature="def two_point_svm():",
+    hidden_tests=1,
     kind="derivation",
     doc=r"""
     One positive point p = (p1, p2) and one negative point q = (q1, q2).
@@ -158,6 +162,7 @@ SET.exercise(
     "scaling_counterexample",
     title="Scaling a feature changes the support vectors: a counterexample",
     signature="def scaling_counterexample():",
+    hidden_tests=1,
     kind="concept",
     forbid=OPTIMISERS,   # solve your example's two SVMs by reasoning, not by a solver
     doc=r"""
@@ -184,7 +189,7 @@ SET.exercise(
     title="What the multipliers add up to: a proof in three steps",
     signature="def alpha_margin_identity():",
     kind="proof",
-    hidden_tests=1,
+    hidden_tests=2,
     doc=r"""
     Let (w*, b*, xi*) solve the soft-margin primal
     min 1/2 ||w||^2 + C sum_i xi_i  s.t.  y_i f(x_i) >= 1 - xi_i, xi_i >= 0,
@@ -272,11 +277,12 @@ def test_direction_that_does_not_separate(f):
 
 
 @test("two_point_svm", points=3)
-def test_two_point_hyperplane(f):
-    assert_expr(f(), "Matrix([[2*(p1 - q1)/((p1 - q1)**2 + (p2 - q2)**2)], "
-                     "[2*(p2 - q2)/((p1 - q1)**2 + (p2 - q2)**2)], "
-                     "[(q1**2 + q2**2 - p1**2 - p2**2)/((p1 - q1)**2 + (p2 - q2)**2)]])",
-                ["p1", "p2", "q1", "q2"], "(w1, w2, b)")
+def test_two_point_hyperplane_at_three_pairs(f):
+    assert_values_at(f(), [{"p1": 2.0, "p2": 1.0, "q1": 0.0, "q2": -1.0},
+                           {"p1": 1.0, "p2": 3.0, "q1": 2.0, "q2": -1.0},
+                           {"p1": -0.5, "p2": 0.25, "q1": -2.0, "q2": 0.75}],
+                     [[0.5, 0.5, -0.5], [-0.11764705882352941, 0.47058823529411764, -0.29411764705882354],
+                      [1.2, -0.4, 1.7]], "(w1, w2, b)", matrix=True)
 
 
 # --------------------------------------------------------------------------
@@ -414,10 +420,14 @@ def test_counterexample_gives_both_svms(f):
 @test("alpha_margin_identity", points=1)
 def test_hard_margin_sum(f):
     hard, _, _ = _identity(f)
-    assert_expr(hard, "1/gamma**2", _IDENTITY_SYMBOLS, "hard", positive=_IDENTITY_SYMBOLS)
+    assert_values_at(hard, [{"gamma": g, "w_norm": 1.0, "C": 1.0, "xi_sum": 0.0} for g in (0.5, 2.0, 0.8)],
+                     [4.0, 0.25, 1.5625], "hard")
 
 
 @test("alpha_margin_identity", points=2)
 def test_soft_margin_sum(f):
     _, soft, _ = _identity(f)
-    assert_expr(soft, "w_norm**2 + C*xi_sum", _IDENTITY_SYMBOLS, "soft", positive=_IDENTITY_SYMBOLS)
+    points = [{"gamma": 1.0, "w_norm": 1.5, "C": 2.0, "xi_sum": 0.25},
+              {"gamma": 1.0, "w_norm": 0.5, "C": 10.0, "xi_sum": 0.1},
+              {"gamma": 1.0, "w_norm": 2.0, "C": 0.5, "xi_sum": 0.0}]
+    assert_values_at(soft, points, [2.75, 1.25, 4.0], "soft")
