@@ -173,15 +173,16 @@ def test_hidden_closure_every_candidate_the_public_tests_do_not_ask(f):
 @test("kernels.kernel_closure", points=0.5, hidden=True, visibility="after_due_date")
 def test_hidden_closure_all_in_another_order(f):
     """Every candidate, asked in reverse order: the answers follow the candidates, not their
-    positions, and at least 19 of the 22 are right (a constant answer gets 13 or 9)."""
+    positions, and at least 20 of the 22 are right (a constant answer gets 13 or 9; the public
+    keys with a constant answer for the other ten get 19 or 15)."""
     from linclf_grader.sets.kernels import CANDIDATES, _answers
 
     forward = _answers(f(list(CANDIDATES)), len(CANDIDATES))
     backward = _answers(f(list(reversed(CANDIDATES))), len(CANDIDATES))
     if not np.array_equal(forward, backward[::-1]):
         raise AssertionError("the answers depend on the order in which the candidates are asked")
-    if _closure_right(f, list(CANDIDATES)) < 19:
-        raise AssertionError("fewer than 19 of the 22 candidates are classified right")
+    if _closure_right(f, list(CANDIDATES)) < 20:
+        raise AssertionError("fewer than 20 of the 22 candidates are classified right")
 
 
 def _hidden_kp_check(f, K, y, max_epochs):
