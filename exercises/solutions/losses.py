@@ -83,18 +83,57 @@ def class_weight_error():
 # --------------------------------------------------------------------------
 # hidden tests
 # --------------------------------------------------------------------------
+@test("losses.hinge_subgradient", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_hinge_fresh_data(f):
+    """Random data, weights and lam, with two samples put exactly on the kink."""
+    from linclf_grader.framework import assert_close
+
+    rng = np.random.default_rng(41)
+    for n, d, lam in ((7, 3, 0.0), (12, 2, 0.3), (5, 4, 2.0)):
+        X = np.round(rng.normal(size=(n, d)), 1)
+        y = rng.choice([-1.0, 1.0], n)
+        w, b = np.round(rng.normal(size=d), 1), 0.5
+        b = float(y[0] - X[0] @ w) if n > 5 else b     # sample 0 on the kink: margin exactly 1
+        J, g_w, g_b = unpack(f(w, b, X, y, lam=lam), 3, "the result (J, g_w, g_b)")
+        J_r, g_w_r, g_b_r = hinge_subgradient(w, b, X, y, lam=lam)
+        assert_close(J, J_r, "J")
+        assert_close(g_w, g_w_r, "g_w", atol=1e-12)
+        assert_close(g_b, g_b_r, "g_b", atol=1e-12)
+
+
+@test("losses.logistic_loss_bits", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_bits_fresh_margins(f):
+    """Margins no public test uses, from -1e4 to 1e4, in a 2-d array."""
+    from linclf_grader.framework import assert_close
+
+    m = np.array([[-1e4, -700.5, -37.2, -2.5], [-0.3, 0.0, 0.7, 19.0], [36.9, 50.0, 745.0, 1e4]])
+    assert_close(f(m), logistic_loss_bits(m), "log2(1 + exp(-m))", rtol=1e-10, atol=1e-300)
+
+
+@test("losses.exp_loss_minimizer", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_exp_minimiser_other_probabilities(f):
+    """f* at probabilities no public test uses: an interpolant of the public values fails."""
+    from linclf_grader.pointwise import assert_values_at
+
+    q = sp.Symbol("q", positive=True)
+    exact = exp_loss_minimizer()
+    assert_values_at(f(), [({"q": v}, float(exact.subs(q, sp.Rational(str(v))))) for v in (0.01, 0.3, 0.77, 0.99)],
+                     ["q"], "f*")
+
+
 @test("losses.conditional_risk_minimiser", points=2, hidden=True, visibility="after_due_date")
 def test_hidden_cubic_hinge_and_the_midpoint(f):
     """The third loss, checked symbolically; every minimiser vanishes at q = 1/2."""
     q = sp.Symbol("q", positive=True)
     assert_expr(f("cubic_hinge"), str(conditional_risk_minimiser("cubic_hinge")), ["q"],
                 "f*(q) of the cubic hinge", positive=["q"])
-    from linclf_grader.sets.losses import check_function_of_q
+    from linclf_grader.pointwise import assert_values_at
 
+    # other probabilities than the public tests': an interpolant of the public values fails
     for loss in ("quartic", "cubic_hinge", "savage"):
         exact = conditional_risk_minimiser(loss)
-        check_function_of_q(f(loss), [float(exact.subs(q, sp.Rational(str(v)))) for v in
-                                      (0.05, 0.2, 0.5, 0.65, 0.9)], f"f*(q) of {loss}")
+        assert_values_at(f(loss), [({"q": v}, float(exact.subs(q, sp.Rational(str(v)))))
+                                   for v in (0.02, 0.3, 0.5, 0.71, 0.96)], ["q"], f"f*(q) of {loss}")
 
 
 def _svm_optimum(X, y, lam):
@@ -145,6 +184,18 @@ def test_hidden_first_wrong_step(f):
 
     step, _, _ = unpack(f(), 3, "the result (step, threshold, q_of_f)")
     assert_equal_quiet(step, 3, "step")
+
+
+@test("losses.class_weight_error", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_threshold_symbolic(f):
+    _, threshold, _ = unpack(f(), 3, "the result (step, threshold, q_of_f)")
+    assert_expr(threshold, str(class_weight_error()[1]), ["cp", "cm"], "threshold", positive=["cp", "cm"])
+
+
+@test("losses.class_weight_error", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_probability_symbolic(f):
+    _, _, q_of_f = unpack(f(), 3, "the result (step, threshold, q_of_f)")
+    assert_expr(q_of_f, str(class_weight_error()[2]), ["f", "cp", "cm"], "q_of_f", positive=["cp", "cm"])
 
 
 # --------------------------------------------------------------------------
@@ -208,7 +259,11 @@ WRONG = {
     "logistic_loss_bits": {
         "np.where over both branches (overflow warnings)": _bits_where,
     },
+    "exp_loss_minimizer": {
+        "nan (it used to pass every comparison)": lambda: sp.nan,
+    },
     "conditional_risk_minimiser": {
+        "nan (it used to pass every comparison)": lambda loss: sp.nan,
         "half the log-odds for every loss": _minimiser_wrong("half log-odds"),
         "the squared loss's 2q - 1 for every loss": _minimiser_wrong("2q - 1"),
         "q and 1 - q swapped": _minimiser_wrong("swapped"),

@@ -100,6 +100,93 @@ from linclf_grader import test  # noqa: E402
 from linclf_grader.framework import read_expr, unpack  # noqa: E402
 
 
+def _fresh_pairs(seed, n=12):
+    """Random pairs (alpha, y, C) on both sides of every clipping case: inputs no public test uses."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(n):
+        C = np.round(rng.uniform(0.2, 3.0, 2), 2) if k % 2 else float(np.round(rng.uniform(0.2, 3.0), 2))
+        caps = np.broadcast_to(C, (2,))
+        alpha = np.round(rng.uniform(0.0, 1.0, 2) * caps, 3)
+        y = rng.choice([-1.0, 1.0], 2)
+        out.append((alpha, y, C))
+    return out
+
+
+@test("smo.smo_bounds", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_bounds_fresh_pairs(f):
+    """Twelve random pairs, one cap or two: a table of the public cases scores nothing here."""
+    from linclf_grader.framework import assert_close
+
+    for alpha, y, C in _fresh_pairs(31):
+        L, H = unpack(f(alpha, y, C), 2, "the result (L, H)")
+        expected = smo_bounds(alpha, y, C)
+        assert_close(L, expected[0], "L", atol=1e-12)
+        assert_close(H, expected[1], "H", atol=1e-12)
+
+
+def _fresh_steps(seed, n=12):
+    """Random steps (alpha, y, E, K, C) with kappa > 0; some are clipped, some are not."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(n):
+        C = float(np.round(rng.uniform(0.5, 3.0), 2))
+        alpha = np.round(rng.uniform(0.0, C, 2), 3)
+        y = rng.choice([-1.0, 1.0], 2)
+        E = np.round(rng.normal(0.0, 4.0, 2), 3)
+        A = np.round(rng.normal(size=(2, 3)), 2)
+        out.append((alpha, y, E, A @ A.T + 0.1 * np.eye(2), C))
+    return out
+
+
+@test("smo.smo_pair_update", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_pair_update_fresh_steps(f):
+    from linclf_grader.framework import assert_close
+
+    for alpha, y, E, K, C in _fresh_steps(32):
+        assert_close(f(alpha, y, E, K, C), smo_pair_update(alpha, y, E, K, C), "alpha_new", atol=1e-12)
+
+
+@test("smo.smo_bias", points=1, hidden=True, visibility="after_due_date")
+def test_hidden_bias_fresh_steps(f):
+    """The thresholds after the steps of the hidden pair-update test: free, clipped, both at bounds."""
+    from linclf_grader.framework import assert_close
+
+    rng = np.random.default_rng(33)
+    for k, (alpha, y, E, K, C) in enumerate(_fresh_steps(32)):
+        # the random steps rarely leave both multipliers at a bound: the first three are made to
+        news = [smo_pair_update(alpha, y, E, K, C)] + ([np.array([0.0, C]) if k % 2 else np.array([C, 0.0])]
+                                                       if k < 3 else [])
+        for new in news:
+            b = float(np.round(rng.normal(), 2))
+            assert_close(f(b, E, y, alpha, new, K, C), smo_bias(b, E, y, alpha, new, K, C), "b_new",
+                         atol=1e-12)
+
+
+@test("smo.smo_unclipped_alpha2", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_unclipped_symbolic(f):
+    """The whole expression, compared symbolically at the four label choices."""
+    from linclf_grader.symbolic import compare_expr, parse_expr_safely
+
+    got = read_expr(f(), "alpha2_unc")
+    for l1 in (1, -1):
+        for l2 in (1, -1):
+            ok, msg = compare_expr(got.subs({"y1": l1, "y2": l2}),
+                                   parse_expr_safely(f"a2 + ({l2})*((g1 - ({l1})*p1) - (g2 - ({l2})*p2))"
+                                                     "/(K11 + K22 - 2*K12)"),
+                                   ["a2", "g1", "g2", "p1", "p2", "K11", "K22", "K12"])
+            if not ok:
+                raise AssertionError(f"alpha2_unc at y1 = {l1:+d}, y2 = {l2:+d}: {msg}")
+
+
+@test("smo.second_order_gain", points=2, hidden=True, visibility="after_due_date")
+def test_hidden_gain_symbolic(f):
+    """The whole expression, compared symbolically for y2 = +1 and -1."""
+    from linclf_grader.sets.smo import check_gain
+
+    check_gain(read_expr(f(), "the decrease"), "y2*(E1 - E2)*(a2n - a2) - kappa*(a2n - a2)**2/2")
+
+
 @test("smo.second_order_gain", points=1, hidden=True, visibility="after_due_date")
 def test_hidden_gain_at_zero_curvature(f):
     """kappa = 0 (duplicate points): the decrease is linear in the step and finite; an answer

@@ -14,6 +14,7 @@ import numpy as np
 from ..imports import OPTIMISERS
 from ..framework import (ExerciseSet, as_array, as_float, assert_close, fail, read_expr, test,
                          unpack)
+from ..pointwise import assert_values_at
 from ..quiet import order_of
 from ..symbolic import compare_expr, parse_expr_safely
 
@@ -25,6 +26,7 @@ SET.exercise(
     title="The unclipped step for a general linear term",
     signature="def smo_unclipped_alpha2():",
     kind="derivation",  # the chapter derives the case p1 = p2 = 1 only
+    hidden_tests=1,
     doc=r"""
     Minimise Psi_p(alpha) = 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij
     - sum_i p_i alpha_i (p_i = 1 for every i is the SVM) along the line
@@ -45,6 +47,7 @@ SET.exercise(
     title="The clipping bounds L and H, one cap per multiplier",
     signature="def smo_bounds(alpha, y, C):",
     kind="derivation",  # the chapter's eq-smo-LH has one C for both; here each has its own
+    hidden_tests=1,
     doc=r"""
     The interval [L, H] in which the new alpha2 must lie so that
     0 <= alpha1 <= C1 and 0 <= alpha2 <= C2 while y1 alpha1 + y2 alpha2
@@ -68,6 +71,7 @@ SET.exercise(
     title="The two-variable update with clipping",
     signature="def smo_pair_update(alpha, y, E, K, C):",
     kind="formula",
+    hidden_tests=1,
     doc=r"""
     One SMO step on the pair: the unclipped optimum
     alpha2_unc = alpha2 + y2 (E1 - E2) / kappa, clipped to [L, H], then
@@ -93,6 +97,7 @@ SET.exercise(
     title="The new threshold b",
     signature="def smo_bias(b, E, y, alpha_old, alpha_new, K, C):",
     kind="formula",
+    hidden_tests=1,
     doc=r"""
     The threshold after an SMO step.  b1 is the value that makes
     f(x1) = y1 with the new multipliers,
@@ -112,7 +117,7 @@ SET.exercise(
     title="How much a clipped step gains",
     signature="def second_order_gain():",
     kind="derivation",
-    hidden_tests=1,
+    hidden_tests=2,
     doc=r"""
     An SMO step moves alpha2 from a2 to a2n (anywhere on the segment, in
     particular the clipped value) and alpha1 so that y1 alpha1 + y2 alpha2
@@ -244,18 +249,34 @@ def test_bias_both_at_bounds(f):
     assert_close(got, 0.15, "b_new (= (b1 + b2) / 2)")
 
 
-@test("smo_unclipped_alpha2", points=2)
-def test_unclipped(f):
-    # y1, y2 are labels: compare at the four sign choices, so that a label as a divisor counts too
-    got = read_expr(f(), "alpha2_unc")
+_UNCLIPPED_SYMBOLS = ["a2", "y1", "y2", "g1", "g2", "p1", "p2", "K11", "K22", "K12"]
+
+
+@test("smo_unclipped_alpha2", points=1)
+def test_unclipped_svm_case(f):
+    """p1 = p2 = 1 is the chapter's step, with E_i = g_i - y_i (b cancels in E1 - E2)."""
+    got = read_expr(f(), "alpha2_unc").subs({"p1": 1, "p2": 1})
     for l1 in (1, -1):
         for l2 in (1, -1):
             ok, msg = compare_expr(got.subs({"y1": l1, "y2": l2}),
-                                   parse_expr_safely(f"a2 + ({l2})*((g1 - ({l1})*p1) - (g2 - ({l2})*p2))"
+                                   parse_expr_safely(f"a2 + ({l2})*((g1 - ({l1})) - (g2 - ({l2})))"
                                                      "/(K11 + K22 - 2*K12)"),
-                                   ["a2", "g1", "g2", "p1", "p2", "K11", "K22", "K12"])
+                                   ["a2", "g1", "g2", "K11", "K22", "K12"])
             if not ok:
-                raise AssertionError(f"alpha2_unc at y1 = {l1:+d}, y2 = {l2:+d}: {msg}")
+                raise AssertionError(f"alpha2_unc with p1 = p2 = 1, at y1 = {l1:+d}, y2 = {l2:+d}: {msg}")
+
+
+@test("smo_unclipped_alpha2", points=1)
+def test_unclipped_general_linear_term(f):
+    """Values at two points with p1 != p2, for the four label choices (kappa = 2 and 7)."""
+    cases = []
+    for point, values in (
+            (dict(a2=0.5, g1=0.3, g2=-0.2, p1=2.0, p2=0.5, K11=2.0, K22=1.0, K12=0.5), (0.0, 1.5, 2.0, -0.5)),
+            (dict(a2=-0.25, g1=1.5, g2=0.75, p1=0.5, p2=3.0, K11=1.0, K22=4.0, K12=-1.0),
+             (3 / 14, 1 / 7, 5 / 14, 0.0))):
+        for (l1, l2), value in zip(((1, 1), (1, -1), (-1, 1), (-1, -1)), values):
+            cases.append(({**point, "y1": l1, "y2": l2}, value))
+    assert_values_at(f(), cases, _UNCLIPPED_SYMBOLS, "alpha2_unc")
 
 
 # --------------------------------------------------------------------------
@@ -273,9 +294,16 @@ def check_gain(expr, expected, what="the decrease"):
             raise AssertionError(f"{what} at y2 = {label:+d}: {msg}")
 
 
-@test("second_order_gain", points=2)
-def test_gain_of_any_step(f):
-    check_gain(read_expr(f(), "the decrease"), "y2*(E1 - E2)*(a2n - a2) - kappa*(a2n - a2)**2/2")
+@test("second_order_gain", points=1)
+def test_gain_at_three_steps(f):
+    """Values for y2 = +1 and -1 at a step with kappa > 0, one with kappa < 0 and one with kappa = 0."""
+    cases = []
+    for (E1, E2, kappa, a2, a2n), values in (((0.7, -0.4, 2.0, 0.3, 0.8), (0.3, -0.8)),
+                                             ((1.5, 0.5, -1.0, 0.2, 0.0), (-0.18, 0.22)),
+                                             ((-0.6, 0.9, 0.0, 1.0, 0.25), (1.125, -1.125))):
+        for y2, value in zip((1, -1), values):
+            cases.append((dict(E1=E1, E2=E2, y2=y2, kappa=kappa, a2=a2, a2n=a2n), value))
+    assert_values_at(f(), cases, _GAIN_SYMBOLS, "the decrease")
 
 
 @test("second_order_gain", points=1)
