@@ -91,12 +91,15 @@ RENAME = {"n_updates": "count", "mistakes": "errs", "x_i": "xi", "y_i": "yi", "w
           "X_hat": "Z", "gamma": "smallest", "R": "radius", "a": "v"}
 
 
-def full_points():
-    """The set's public points plus its hidden tests' points (what a perfect submission gets)."""
+def full_points(exercise=None):
+    """The public points plus the hidden tests' points of the set, or of one exercise
+    (what a perfect submission gets)."""
     from linclf_grader.framework import load_private_tests
 
     exset = get_set("perceptron")
-    return exset.max_points() + sum(t.points for t in load_private_tests(ROOT / "exercises" / "solutions", exset))
+    hidden = load_private_tests(ROOT / "exercises" / "solutions", exset)
+    return exset.max_points(exercise) + sum(t.points for t in hidden
+                                            if exercise in (None, t.exercise))
 
 
 def reference_code(leave_out=()):
