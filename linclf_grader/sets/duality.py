@@ -15,7 +15,7 @@ import numpy as np
 from ..framework import (ExerciseSet, as_array, as_float, assert_close, assert_equal, assert_raises, fail,
                          read_expr, test, unpack)
 from ..quiet import assert_equal_quiet
-from ._points import assert_values_at
+from ..pointwise import assert_values_at
 
 SET = ExerciseSet("duality", "Lagrange duality and the SVM dual", "08_duality",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -288,10 +288,10 @@ def test_bias_interval_with_free_support_vectors(f):
 
 @test("small_dual_objective", points=2)
 def test_small_dual_at_three_points(f):
-    assert_values_at(f(), [{"alpha1": 0.5, "alpha2": 0.25, "alpha3": 0.75},
+    assert_values_at(f(), zip([{"alpha1": 0.5, "alpha2": 0.25, "alpha3": 0.75},
                            {"alpha1": 1.0, "alpha2": -0.5, "alpha3": 2.0},
                            {"alpha1": 0.125, "alpha2": 0.375, "alpha3": 0.5}],
-                     [-0.53125, -1.5, 0.0234375], "W(alpha1, alpha2, alpha3)")
+                     [-0.53125, -1.5, 0.0234375]), what="W(alpha1, alpha2, alpha3)")
 
 
 @test("small_dual_alpha", points=1)
@@ -352,10 +352,10 @@ W_ELSEWHERE = -0.75                    # exact: (Q + y y^T + I/C) has binary-fra
 
 @test("l2svm_dual", points=2)
 def test_l2_dual_three_points(f):
-    assert_values_at(f(X_3, Y_3), [{"alpha1": 0.5, "alpha2": 0.25, "alpha3": 0.75, "C": 2.0},
+    assert_values_at(f(X_3, Y_3), zip([{"alpha1": 0.5, "alpha2": 0.25, "alpha3": 0.75, "C": 2.0},
                                    {"alpha1": 1.0, "alpha2": 0.5, "alpha3": 2.0, "C": 0.5},
                                    {"alpha1": 0.125, "alpha2": 0.375, "alpha3": 0.5, "C": 4.0}],
-                     [-0.75, -11.875, -0.02734375], "the dual objective")
+                     [-0.75, -11.875, -0.02734375]), what="the dual objective")
 
 
 @test("l2svm_dual", points=2)

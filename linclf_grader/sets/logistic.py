@@ -11,7 +11,7 @@ import numpy as np
 from ..imports import OPTIMISERS
 from ..framework import ExerciseSet, as_array, assert_close, fail, read_expr, test, unpack
 from ..quiet import assert_close_quiet, assert_no_warnings
-from ._points import assert_values_at
+from ..pointwise import assert_values_at
 
 SET = ExerciseSet("logistic", "Logistic regression", "05_logistic",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -346,6 +346,6 @@ def test_case_of_data_set_c(f):
 
 @test("corrected_intercept", points=3)
 def test_corrected_intercept_at_three_class_counts(f):
-    assert_values_at(f(), [{"N_plus": 3, "N_minus": 1}, {"N_plus": 2, "N_minus": 5},
+    assert_values_at(f(), zip([{"N_plus": 3, "N_minus": 1}, {"N_plus": 2, "N_minus": 5},
                            {"N_plus": 7, "N_minus": 4}],
-                     [1.0986122886681098, -0.916290731874155, 0.5596157879354227], "b*")
+                     [1.0986122886681098, -0.916290731874155, 0.5596157879354227]), what="b*")

@@ -11,7 +11,7 @@ import numpy as np
 from ..framework import ExerciseSet, fail, as_array, assert_close, assert_raises, test, unpack
 from ..imports import OPTIMISERS
 from ..quiet import assert_close_quiet, assert_equal_quiet
-from ._points import assert_values_at
+from ..pointwise import assert_values_at
 
 SET = ExerciseSet("margin", "Maximum-margin classifiers", "07_margin",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -278,11 +278,11 @@ def test_direction_that_does_not_separate(f):
 
 @test("two_point_svm", points=3)
 def test_two_point_hyperplane_at_three_pairs(f):
-    assert_values_at(f(), [{"p1": 2.0, "p2": 1.0, "q1": 0.0, "q2": -1.0},
+    assert_values_at(f(), zip([{"p1": 2.0, "p2": 1.0, "q1": 0.0, "q2": -1.0},
                            {"p1": 1.0, "p2": 3.0, "q1": 2.0, "q2": -1.0},
                            {"p1": -0.5, "p2": 0.25, "q1": -2.0, "q2": 0.75}],
                      [[0.5, 0.5, -0.5], [-0.11764705882352941, 0.47058823529411764, -0.29411764705882354],
-                      [1.2, -0.4, 1.7]], "(w1, w2, b)", matrix=True)
+                      [1.2, -0.4, 1.7]]), what="(w1, w2, b)", matrix=True)
 
 
 # --------------------------------------------------------------------------
@@ -420,8 +420,8 @@ def test_counterexample_gives_both_svms(f):
 @test("alpha_margin_identity", points=1)
 def test_hard_margin_sum(f):
     hard, _, _ = _identity(f)
-    assert_values_at(hard, [{"gamma": g, "w_norm": 1.0, "C": 1.0, "xi_sum": 0.0} for g in (0.5, 2.0, 0.8)],
-                     [4.0, 0.25, 1.5625], "hard")
+    assert_values_at(hard, zip([{"gamma": g, "w_norm": 1.0, "C": 1.0, "xi_sum": 0.0} for g in (0.5, 2.0, 0.8)],
+                     [4.0, 0.25, 1.5625]), what="hard")
 
 
 @test("alpha_margin_identity", points=2)
@@ -430,4 +430,5 @@ def test_soft_margin_sum(f):
     points = [{"gamma": 1.0, "w_norm": 1.5, "C": 2.0, "xi_sum": 0.25},
               {"gamma": 1.0, "w_norm": 0.5, "C": 10.0, "xi_sum": 0.1},
               {"gamma": 1.0, "w_norm": 2.0, "C": 0.5, "xi_sum": 0.0}]
-    assert_values_at(soft, points, [2.75, 1.25, 4.0], "soft")
+    assert_values_at(soft, zip(points,
+                     [2.75, 1.25, 4.0]), what="soft")

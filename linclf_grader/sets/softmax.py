@@ -13,7 +13,7 @@ from ..imports import OPTIMISERS
 from ..framework import (ExerciseSet, as_array, assert_close, assert_expr, fail, read_expr, test,
                          unpack)
 from ..quiet import assert_close_quiet
-from ._points import assert_values_at
+from ..pointwise import assert_values_at
 
 SET = ExerciseSet("softmax", "Softmax regression", "06_softmax",
                   preamble="import numpy as np\nimport sympy as sp\n")
@@ -257,39 +257,35 @@ def test_gradient(f):
 
 @test("log_softmax_derivative", points=1)
 def test_derivative_at_three_score_vectors(f):
-    assert_values_at(f(), [{"f1": 0.0, "f2": 0.0, "f3": 0.0}, {"f1": 1.0, "f2": -0.5, "f3": 2.0},
+    assert_values_at(f(), zip([{"f1": 0.0, "f2": 0.0, "f3": 0.0}, {"f1": 1.0, "f2": -0.5, "f3": 2.0},
                            {"f1": -1.0, "f2": 1.5, "f3": 0.25}],
-                     [-0.3333333333333333, -0.05661173224047128, -0.7306791292026887],
-                     "the derivative")
+                     [-0.3333333333333333, -0.05661173224047128, -0.7306791292026887]), what="the derivative")
 
 
 # the Hessians in the sum-to-zero parametrisation at two points per case, computed once from
 # the reference (points with short binary fractions, so every entry is exact)
 @test("softmax_hessian", points=2)
 def test_hessian_three_classes_one_feature(f):
-    assert_values_at(f(3, 1), [{"p1": 0.25, "p2": 0.5, "x1": 1.5}, {"p1": 0.125, "p2": 0.625, "x1": -2.0}],
+    assert_values_at(f(3, 1), zip([{"p1": 0.25, "p2": 0.5, "x1": 1.5}, {"p1": 0.125, "p2": 0.625, "x1": -2.0}],
                      [[[1.125, 0.75, 0.5625, 0.375], [0.75, 0.5, 0.375, 0.25],
                        [0.5625, 0.375, 1.546875, 1.03125], [0.375, 0.25, 1.03125, 0.6875]],
                       [[1.4375, -0.71875, 1.1875, -0.59375], [-0.71875, 0.359375, -0.59375, 0.296875],
-                       [1.1875, -0.59375, 2.9375, -1.46875], [-0.59375, 0.296875, -1.46875, 0.734375]]],
-                     "H (c = 3, d = 1)", matrix=True)
+                       [1.1875, -0.59375, 2.9375, -1.46875], [-0.59375, 0.296875, -1.46875, 0.734375]]]), what="H (c = 3, d = 1)", matrix=True)
 
 
 @test("softmax_hessian", points=1)
 def test_hessian_two_classes_two_features(f):
     """The ordering matters: the intercept last in each block."""
-    assert_values_at(f(2, 2), [{"p1": 0.25, "x1": 0.5, "x2": -1.5}, {"p1": 0.75, "x1": 2.0, "x2": 0.25}],
+    assert_values_at(f(2, 2), zip([{"p1": 0.25, "x1": 0.5, "x2": -1.5}, {"p1": 0.75, "x1": 2.0, "x2": 0.25}],
                      [[[0.1875, -0.5625, 0.375], [-0.5625, 1.6875, -1.125], [0.375, -1.125, 0.75]],
-                      [[3.0, 0.375, 1.5], [0.375, 0.046875, 0.1875], [1.5, 0.1875, 0.75]]],
-                     "H (c = 2, d = 2)", matrix=True)
+                      [[3.0, 0.375, 1.5], [0.375, 0.046875, 0.1875], [1.5, 0.1875, 0.75]]]), what="H (c = 2, d = 2)", matrix=True)
 
 
 @test("softmax_hessian", points=1)
 def test_hessian_four_classes_no_feature(f):
-    assert_values_at(f(4, 0), [{"p1": 0.125, "p2": 0.25, "p3": 0.5}, {"p1": 0.375, "p2": 0.125, "p3": 0.25}],
+    assert_values_at(f(4, 0), zip([{"p1": 0.125, "p2": 0.25, "p3": 0.5}, {"p1": 0.375, "p2": 0.125, "p3": 0.25}],
                      [[[0.25, 0.125, 0.125], [0.125, 0.359375, 0.078125], [0.125, 0.078125, 0.484375]],
-                      [[0.609375, 0.265625, 0.25], [0.265625, 0.359375, 0.25], [0.25, 0.25, 0.5]]],
-                     "H (c = 4, d = 0)", matrix=True)
+                      [[0.609375, 0.265625, 0.25], [0.265625, 0.359375, 0.25], [0.25, 0.25, 0.5]]]), what="H (c = 4, d = 0)", matrix=True)
 
 
 # --------------------------------------------------------------------------
