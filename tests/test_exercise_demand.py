@@ -42,3 +42,17 @@ def test_at_least_half_the_points_need_thought(set_name):
     assert thought >= total / 2, (
         f"{set_name}: {thought:g} of {total:g} points need thought; the rest are transcription"
         f" ({', '.join(n for n, e in exset.exercises.items() if e.kind in RECALL)})")
+
+
+@pytest.mark.parametrize("set_name", sorted(available_sets()))
+def test_every_exercise_has_a_hidden_test(set_name):
+    """A table of the public tests' inputs and outputs (students can read them) earns full
+    marks on an exercise with no hidden test; every exercise has one on other inputs."""
+    exset = get_set(set_name)
+    hidden = {t.exercise for t in load_private_tests(ROOT / "exercises" / "solutions", exset)}
+    missing = [name for name in exset.exercises if name not in hidden]
+    assert not missing, f"{set_name}: no hidden test for {', '.join(missing)}"
+    for name, ex in exset.exercises.items():
+        declared = sum(1 for t in load_private_tests(ROOT / "exercises" / "solutions", exset)
+                       if t.exercise == name)
+        assert ex.hidden_tests == declared, (name, ex.hidden_tests, declared)
