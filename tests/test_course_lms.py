@@ -598,6 +598,14 @@ def test_the_id_column_is_never_switched_silently(tmp_path, capsys):
         read_gradebook(gb)
     msg = str(info.value)
     assert "'SIS User ID'" in msg and "line 4 (Late, Lou)" in msg and "--id-column" in msg
+    # instructor re-check s9b: the hint named 'SIS Login ID', which is empty on the same row
+    assert "--id-column 'ID', filled for every student" in msg and "'SIS Login ID'" not in msg
+    from linclf_grader.lms import RosterEntry, pick_id_column
+
+    entries = [(2, RosterEntry("", "1", "A", row={"SIS User ID": "s1", "Login": "a"})),
+               (3, RosterEntry("", "2", "B", row={"SIS User ID": "", "Login": ""}))]
+    with pytest.raises(ValueError, match="none of 'SIS User ID', 'Login' is filled for every"):
+        pick_id_column(["SIS User ID", "Login"], entries, ("SIS User ID", "Login"), None, "g")
     # the instructor chooses for the whole class, and is told which column is used
     roster, _, _ = read_gradebook(gb, id_column="ID")
     assert "1077" in roster and "1001" in roster
