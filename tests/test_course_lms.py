@@ -294,6 +294,37 @@ def test_unknown_ids_in_extensions_overrides_times_are_errors(tmp_path, capsys):
         assert f"{f}, line 3, column student: unknown student id 's9999'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_csv_and_option_errors_stop_before_anything_is_unpacked(tmp_path, capsys, lms):
+    """Instructor re-check s9b item 1: a bad overrides file, or --extensions without --due,
+    was reported only after the LMS zips had been unpacked into the output folder."""
+    if lms == "canvas":
+        S.write_canvas(tmp_path)
+        base = ["--canvas", str(tmp_path / "canvas-submissions.zip"),
+                "--canvas-gradebook", str(tmp_path / "gradebook.csv")]
+        known = SIS["bob"]
+    else:
+        S.write_moodle(tmp_path)
+        base = ["--moodle", str(tmp_path / "moodle-submissions.zip"),
+                "--moodle-worksheet", str(tmp_path / "worksheet.csv")]
+        known = EMAIL["bob"]
+    base += ["--set", "perceptron", "--trusted-code"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"student,exercise,points\n{known},perceptron_update,1\n"
+                   "s9999,perceptron_update,1\n")
+    ext = tmp_path / "ext.csv"
+    ext.write_text(f"student,due\n{known},2026-03-05T00:00+00:00\n")
+    for i, (extra, msg) in enumerate((
+            (["--overrides", str(bad)], f"{bad}, line 3, column student: unknown student id"),
+            (["--extensions", str(ext)], "--times and --extensions need --due"),
+            (["--due", S.DUE, "--extensions", str(bad)], f"{bad}")), 1):
+        out = tmp_path / f"o{i}"
+        assert main([*base, *extra, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and "collected" not in err
+        assert not (out / "collected").exists() and not out.exists()
+
+
 def test_roster_bare_name_shared_by_two_submissions_is_an_error(tmp_path, capsys):
     for who in ("alice", "bob"):
         (tmp_path / who).mkdir()
