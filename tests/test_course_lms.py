@@ -577,6 +577,32 @@ def test_setup_installs_what_the_guide_needs():
     assert "requirements/lock.txt" in (ROOT / "scripts" / "setup.sh").read_text()
 
 
+def test_moodle_a_file_kept_into_the_next_attempt_is_reported_once(tmp_path):
+    """Instructor re-check s9b item 3: Dee's perceptron.py was in the earlier download and,
+    unchanged, beside her perceptron_v2.py in the current one. It was reported both as
+    "replaced by" v2 and as "same attempt, not graded", and not counted as in both downloads."""
+    S.write_moodle(tmp_path)
+    with zipfile.ZipFile(tmp_path / "moodle-submissions.zip") as cur, \
+            zipfile.ZipFile(tmp_path / "earlier.zip", "w") as z:
+        for info in cur.infolist():
+            if info.filename.startswith(("Ada Lovelace_501_assignsubmission_file_",
+                                         "Dee Hopper_504_assignsubmission_file_/perceptron.py")):
+                z.writestr(info, cur.read(info))
+    col = collect_moodle([tmp_path / "earlier.zip", tmp_path / "moodle-submissions.zip"],
+                         tmp_path / "worksheet.csv", tmp_path / "c", set_name="perceptron")
+    dee = col.by_student()["dee@uni.example"]
+    assert dee.source.endswith("/perceptron_v2.py") and dee.superseded == []
+    report = "\n".join(col.report())
+    assert [line for line in report.splitlines() if "/perceptron.py" in line and "Dee" in line] \
+        == ["  same attempt, not graded: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_"
+            "assignsubmission_file_/perceptron.py (graded: moodle-submissions.zip:Dee Hopper_504_"
+            "assignsubmission_file_/perceptron_v2.py, the notebook or file named after the set, "
+            "latest version)"]
+    assert "resubmission" not in report
+    n_ada = sum(1 for i in zipfile.ZipFile(tmp_path / "earlier.zip").infolist() if "Ada" in i.filename)
+    assert f"{n_ada + 1} file(s) of 2 student(s) were in more than one download" in report
+
+
 def test_moodle_files_of_one_attempt_are_chosen_as_on_canvas(tmp_path):
     """Instructor trial 2: a participant's folder is one attempt. The notebook named after the
     set is graded whatever the zip times say (a newer scratch file used to be graded, and

@@ -179,7 +179,12 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
             if attempt is None:
                 ambiguous.append((sid, [c[1] for c in cands], reason))
                 continue
-            older = [c[1] for files in older for c in files]
+            # a file the later attempt still holds unchanged was not replaced: it is the same
+            # file found in both downloads (reported once, as a file of the graded attempt)
+            kept = {(c[5], c[4].CRC, c[4].file_size) for c in attempt}
+            older = [c for files in older for c in files]
+            repeated += sum((c[5], c[4].CRC, c[4].file_size) in kept for c in older)
+            older = [c[1] for c in older if (c[5], c[4].CRC, c[4].file_size) not in kept]
         else:
             attempt, older = next(iter(by_files.values())), []
         # within one attempt: the same rule as Canvas and Gradescope (a notebook named
