@@ -440,8 +440,8 @@ def _listing(exset, tests_dir):
     for ex in exset.exercises.values():
         extra = private.get(ex.name, {"public": 0.0, "hidden": 0.0})
         public = exset.max_points(ex.name) + extra["public"]
-        row = {"name": ex.name, "title": ex.title, "points": public, "kind": ex.kind,
-               "public_points": public, "hidden_tests": ex.hidden_tests,
+        # no bare "points": it read as the exercise's worth, which includes the hidden tests
+        row = {"name": ex.name, "title": ex.title, "kind": ex.kind, "public_points": public, "hidden_tests": ex.hidden_tests,
                "hidden_points": extra["hidden"] if tests_dir else None}
         if tests_dir:
             row["total_points"] = public + extra["hidden"]

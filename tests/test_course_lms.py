@@ -232,6 +232,46 @@ def test_moodle_worksheet_for_upload(course):
     assert rows["Participant 501"]["Email address"] == "ada@uni.example"
 
 
+def test_guide_says_grades_csv_exercise_columns_are_before_the_late_penalty(course):
+    """Instructor re-check s9b item 4: Dee's columns summed to the maximum against a total
+    10 % lower, and the guide did not say which the columns are."""
+    g = grades(out_dir(course, "moodle"))["dee@uni.example"]
+    names = list(get_set("perceptron").exercises)
+    assert sum(float(g[n]) for n in names) == pytest.approx(S.full_points())
+    assert float(g["total"]) == pytest.approx(0.9 * S.full_points())
+    text = " ".join(GUIDE.read_text().split())
+    assert "The per-exercise columns are the points each exercise earned (after overrides) " \
+           "**before** the late penalty; `total` is the score after it" in text
+    assert "*Last modified (grade)* matters to that upload" in text
+
+
+def test_moodle_worksheet_keeps_the_downloaded_grade_time(tmp_path):
+    """Instructor re-check s9b item 4: every row got "now" as Last modified (grade), which
+    defeats Moodle's check against overwriting a grade changed in Moodle after the download.
+    A row with a downloaded time keeps it; a row without one ('-') gets the grading time."""
+    import datetime as dt
+
+    from linclf_grader.lms.moodle import write_moodle_worksheet
+
+    S.write_moodle(tmp_path)
+    ws = tmp_path / "worksheet.csv"
+    graded_in_moodle = "Sunday, 1 March 2026, 1:00 PM"
+    ws.write_text(ws.read_text().replace('bob@uni.example,Submitted for grading,,100.00,Yes,'
+                                         '"Sunday, 1 March 2026, 12:00 PM",-,',
+                                         'bob@uni.example,Submitted for grading,40.00,100.00,Yes,'
+                                         f'"Sunday, 1 March 2026, 12:00 PM","{graded_in_moodle}",'))
+    col = collect_moodle([tmp_path / "moodle-submissions.zip"], ws, tmp_path / "c",
+                         set_name="perceptron")
+    now = dt.datetime(2026, 3, 5, 9, 30, tzinfo=dt.timezone.utc)
+    out = write_moodle_worksheet(tmp_path / "up.csv", col, {"ada@uni.example": 10.0,
+                                 "bob@uni.example": 5.0}, 10.0, {}, now)
+    rows = {r["Email address"]: r for r in csv.DictReader(open(out))}
+    assert rows["bob@uni.example"]["Last modified (grade)"] == graded_in_moodle
+    assert rows["bob@uni.example"]["Grade"] == "50.00"
+    assert parse_moodle_time(rows["ada@uni.example"]["Last modified (grade)"],
+                             dt.timezone.utc, "x") == now
+
+
 def test_moodle_feedback_zip_folders_map_back(course):
     out = out_dir(course, "moodle")
     names = zipfile.ZipFile(out / "moodle_feedback.zip").namelist()

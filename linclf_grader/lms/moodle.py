@@ -220,8 +220,12 @@ def write_moodle_worksheet(path, collection, results, max_score, comments, now):
     worksheet".
 
     Scores are rescaled to the worksheet's ``Maximum Grade`` (Moodle skips a grade
-    above it); ``Last modified (grade)`` is ``now`` so that the import applies the
-    rows; a student without a graded submission keeps an empty grade.
+    above it); a student without a graded submission keeps an empty grade.
+    ``Last modified (grade)`` keeps the downloaded time when the row has one: the
+    import then skips a row whose grade was changed in Moodle after the download
+    (its overwrite check, ``timemodified > worksheet time + 60 s``). A row without
+    one (``-``, never graded) gets ``now``: Moodle reads ``-`` as time 0 and would
+    skip every student whose grade record it created when the submission arrived.
     """
     header = list(collection.header)
     for col in ("Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments"):
@@ -240,7 +244,12 @@ def write_moodle_worksheet(path, collection, results, max_score, comments, now):
             if score is not None:
                 row["Grade"] = f"{round(score * top / max_score, 2):.2f}"
                 row["Maximum Grade"] = f"{top:.2f}"
-                row["Last modified (grade)"] = format_moodle_time(now)
+                try:
+                    kept = parse_moodle_time(row.get("Last modified (grade)"), now.tzinfo, "")
+                except ValueError:
+                    kept = None
+                if kept is None:
+                    row["Last modified (grade)"] = format_moodle_time(now)
                 row["Feedback comments"] = comments.get(sid, "")
             writer.writerow(row)
     return Path(path)
