@@ -229,8 +229,15 @@ def main(argv=None):
     # a failed own-variant test is also checked against every classmate's task parameters
     from .grade import student_from_filename
 
-    classmates = tuple(sorted({s or student_from_filename(p)[0]
-                               for p, s in zip(paths, course["students"])}))
+    # the whole roster, not only this run's submissions: with the real source absent (late,
+    # another batch) an innocent classmate in the run could otherwise be the "only" fit
+    roster_ids = set(collection.roster) if collection is not None else set()
+    if collection is None and args.roster:
+        from .course import read_roster
+
+        roster_ids = {s for s in read_roster(args.roster).values() if s}
+    classmates = tuple(sorted(roster_ids | {s or student_from_filename(p)[0]
+                                            for p, s in zip(paths, course["students"])}))
     jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, hide,
              course["students"][i], isolation, classmates) for i, p in enumerate(paths)]
     results = [None] * len(jobs)
