@@ -297,6 +297,13 @@ def _short_error(exc, limit=1200):
         text = f"{type(exc).__name__}: {exc}"
     except BaseException:  # a hostile __str__
         text = f"{type(exc).__name__}"
+    if isinstance(exc, PermissionError) and any(
+            f.filename.endswith(("multiprocessing/synchronize.py", "multiprocessing/queues.py"))
+            for f in traceback.extract_tb(exc.__traceback__)):
+        # the sandbox has no /dev/shm: say why, not only "Permission denied"
+        text = (text[:limit // 2] + " (multiprocessing pools, queues and locks, also "
+                "multiprocessing.pool.ThreadPool and multiprocessing.dummy, are not available "
+                "in the grader; use concurrent.futures.ThreadPoolExecutor for threads)")
     return text[:limit]
 
 

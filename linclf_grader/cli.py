@@ -167,6 +167,12 @@ def main(argv=None):
             print(f"linclf-grade: {exc}", file=sys.stderr)
             return 2
 
+    try:   # the guide promises: a bad CSV or option stops the grader before it unpacks anything
+        _check_course_inputs(args, exset)
+    except (ValueError, TypeError) as exc:
+        print(f"linclf-grade: {exc}", file=sys.stderr)
+        return 2
+
     from .grade import unique_labels, write_reports
     from .outdir import OutputDir, OutputRefused
     from .sandbox import SandboxUnavailable, check_isolation
@@ -223,8 +229,15 @@ def main(argv=None):
     # a failed own-variant test is also checked against every classmate's task parameters
     from .grade import student_from_filename
 
-    classmates = tuple(sorted({s or student_from_filename(p)[0]
-                               for p, s in zip(paths, course["students"])}))
+    # the whole roster, not only this run's submissions: with the real source absent (late,
+    # another batch) an innocent classmate in the run could otherwise be the "only" fit
+    roster_ids = set(collection.roster) if collection is not None else set()
+    if collection is None and args.roster:
+        from .course import read_roster
+
+        roster_ids = {s for s in read_roster(args.roster).values() if s}
+    classmates = tuple(sorted(roster_ids | {s or student_from_filename(p)[0]
+                                            for p, s in zip(paths, course["students"])}))
     jobs = [(p, args.set_name, args.tests, args.timeout, args.memory * 2**20, hide,
              course["students"][i], isolation, classmates) for i, p in enumerate(paths)]
     results = [None] * len(jobs)
@@ -270,6 +283,42 @@ def main(argv=None):
               f"(first: {failed[0]}); their grades are not valid", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_course_inputs(args, exset):
+    """The option and CSV checks that need no collection, run before anything is unpacked.
+
+    An LMS roster is read here (it is small) so that an unknown student id in the
+    overrides, times or extensions is found too; :func:`_course_inputs` repeats the
+    checks against the collection itself.
+    """
+    from .course import LatePolicy, check_known_students, read_extensions, read_overrides, \
+        read_times
+
+    if args.similarity is not None and not 0 < args.similarity <= 1:
+        raise ValueError(f"--similarity {args.similarity:g}: a fraction in (0, 1]")
+    if (args.times or args.extensions) and not args.due:
+        raise ValueError("--times and --extensions need --due")
+    if args.due:
+        LatePolicy(args.due, args.late_per_day, args.late_cap)
+    named = {"overrides": (args.overrides, read_overrides(args.overrides, exset)
+                           if args.overrides else {}),
+             "times": (args.times, read_times(args.times) if args.times else {}),
+             "extensions": (args.extensions,
+                            read_extensions(args.extensions) if args.extensions else {})}
+    roster = None
+    if args.canvas and args.canvas_gradebook:
+        from .lms.canvas import read_gradebook
+
+        roster = read_gradebook(args.canvas_gradebook, args.id_column)[0]
+    elif args.moodle and args.moodle_worksheet:
+        from .classroom import timezone
+        from .lms.moodle import read_worksheet
+
+        roster = read_worksheet(args.moodle_worksheet, args.id_column,
+                                timezone(args.timezone))[0]
+    if roster is not None:   # every student an LMS download can map is in its roster
+        check_known_students(set(roster), **named)
 
 
 def _course_inputs(args, exset, paths, collection=None):
@@ -398,8 +447,8 @@ def _listing(exset, tests_dir):
     for ex in exset.exercises.values():
         extra = private.get(ex.name, {"public": 0.0, "hidden": 0.0})
         public = exset.max_points(ex.name) + extra["public"]
-        row = {"name": ex.name, "title": ex.title, "points": public, "kind": ex.kind,
-               "public_points": public, "hidden_tests": ex.hidden_tests,
+        # no bare "points": it read as the exercise's worth, which includes the hidden tests
+        row = {"name": ex.name, "title": ex.title, "kind": ex.kind, "public_points": public, "hidden_tests": ex.hidden_tests,
                "hidden_points": extra["hidden"] if tests_dir else None}
         if tests_dir:
             row["total_points"] = public + extra["hidden"]

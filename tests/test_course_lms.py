@@ -232,6 +232,46 @@ def test_moodle_worksheet_for_upload(course):
     assert rows["Participant 501"]["Email address"] == "ada@uni.example"
 
 
+def test_guide_says_grades_csv_exercise_columns_are_before_the_late_penalty(course):
+    """Instructor re-check s9b item 4: Dee's columns summed to the maximum against a total
+    10 % lower, and the guide did not say which the columns are."""
+    g = grades(out_dir(course, "moodle"))["dee@uni.example"]
+    names = list(get_set("perceptron").exercises)
+    assert sum(float(g[n]) for n in names) == pytest.approx(S.full_points())
+    assert float(g["total"]) == pytest.approx(0.9 * S.full_points())
+    text = " ".join(GUIDE.read_text().split())
+    assert "The per-exercise columns are the points each exercise earned (after overrides) " \
+           "**before** the late penalty; `total` is the score after it" in text
+    assert "*Last modified (grade)* matters to that upload" in text
+
+
+def test_moodle_worksheet_keeps_the_downloaded_grade_time(tmp_path):
+    """Instructor re-check s9b item 4: every row got "now" as Last modified (grade), which
+    defeats Moodle's check against overwriting a grade changed in Moodle after the download.
+    A row with a downloaded time keeps it; a row without one ('-') gets the grading time."""
+    import datetime as dt
+
+    from linclf_grader.lms.moodle import write_moodle_worksheet
+
+    S.write_moodle(tmp_path)
+    ws = tmp_path / "worksheet.csv"
+    graded_in_moodle = "Sunday, 1 March 2026, 1:00 PM"
+    ws.write_text(ws.read_text().replace('bob@uni.example,Submitted for grading,,100.00,Yes,'
+                                         '"Sunday, 1 March 2026, 12:00 PM",-,',
+                                         'bob@uni.example,Submitted for grading,40.00,100.00,Yes,'
+                                         f'"Sunday, 1 March 2026, 12:00 PM","{graded_in_moodle}",'))
+    col = collect_moodle([tmp_path / "moodle-submissions.zip"], ws, tmp_path / "c",
+                         set_name="perceptron")
+    now = dt.datetime(2026, 3, 5, 9, 30, tzinfo=dt.timezone.utc)
+    out = write_moodle_worksheet(tmp_path / "up.csv", col, {"ada@uni.example": 10.0,
+                                 "bob@uni.example": 5.0}, 10.0, {}, now)
+    rows = {r["Email address"]: r for r in csv.DictReader(open(out))}
+    assert rows["bob@uni.example"]["Last modified (grade)"] == graded_in_moodle
+    assert rows["bob@uni.example"]["Grade"] == "50.00"
+    assert parse_moodle_time(rows["ada@uni.example"]["Last modified (grade)"],
+                             dt.timezone.utc, "x") == now
+
+
 def test_moodle_feedback_zip_folders_map_back(course):
     out = out_dir(course, "moodle")
     names = zipfile.ZipFile(out / "moodle_feedback.zip").namelist()
@@ -292,6 +332,37 @@ def test_unknown_ids_in_extensions_overrides_times_are_errors(tmp_path, capsys):
         assert main([*base, option, str(f)]) == 2
         # instructor trial 8: the line and the column, as for every other problem in the file
         assert f"{f}, line 3, column student: unknown student id 's9999'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_csv_and_option_errors_stop_before_anything_is_unpacked(tmp_path, capsys, lms):
+    """Instructor re-check s9b item 1: a bad overrides file, or --extensions without --due,
+    was reported only after the LMS zips had been unpacked into the output folder."""
+    if lms == "canvas":
+        S.write_canvas(tmp_path)
+        base = ["--canvas", str(tmp_path / "canvas-submissions.zip"),
+                "--canvas-gradebook", str(tmp_path / "gradebook.csv")]
+        known = SIS["bob"]
+    else:
+        S.write_moodle(tmp_path)
+        base = ["--moodle", str(tmp_path / "moodle-submissions.zip"),
+                "--moodle-worksheet", str(tmp_path / "worksheet.csv")]
+        known = EMAIL["bob"]
+    base += ["--set", "perceptron", "--trusted-code"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"student,exercise,points\n{known},perceptron_update,1\n"
+                   "s9999,perceptron_update,1\n")
+    ext = tmp_path / "ext.csv"
+    ext.write_text(f"student,due\n{known},2026-03-05T00:00+00:00\n")
+    for i, (extra, msg) in enumerate((
+            (["--overrides", str(bad)], f"{bad}, line 3, column student: unknown student id"),
+            (["--extensions", str(ext)], "--times and --extensions need --due"),
+            (["--due", S.DUE, "--extensions", str(bad)], f"{bad}")), 1):
+        out = tmp_path / f"o{i}"
+        assert main([*base, *extra, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and "collected" not in err
+        assert not (out / "collected").exists() and not out.exists()
 
 
 def test_roster_bare_name_shared_by_two_submissions_is_an_error(tmp_path, capsys):
@@ -546,6 +617,32 @@ def test_setup_installs_what_the_guide_needs():
     assert "requirements/lock.txt" in (ROOT / "scripts" / "setup.sh").read_text()
 
 
+def test_moodle_a_file_kept_into_the_next_attempt_is_reported_once(tmp_path):
+    """Instructor re-check s9b item 3: Dee's perceptron.py was in the earlier download and,
+    unchanged, beside her perceptron_v2.py in the current one. It was reported both as
+    "replaced by" v2 and as "same attempt, not graded", and not counted as in both downloads."""
+    S.write_moodle(tmp_path)
+    with zipfile.ZipFile(tmp_path / "moodle-submissions.zip") as cur, \
+            zipfile.ZipFile(tmp_path / "earlier.zip", "w") as z:
+        for info in cur.infolist():
+            if info.filename.startswith(("Ada Lovelace_501_assignsubmission_file_",
+                                         "Dee Hopper_504_assignsubmission_file_/perceptron.py")):
+                z.writestr(info, cur.read(info))
+    col = collect_moodle([tmp_path / "earlier.zip", tmp_path / "moodle-submissions.zip"],
+                         tmp_path / "worksheet.csv", tmp_path / "c", set_name="perceptron")
+    dee = col.by_student()["dee@uni.example"]
+    assert dee.source.endswith("/perceptron_v2.py") and dee.superseded == []
+    report = "\n".join(col.report())
+    assert [line for line in report.splitlines() if "/perceptron.py" in line and "Dee" in line] \
+        == ["  same attempt, not graded: dee@uni.example: moodle-submissions.zip:Dee Hopper_504_"
+            "assignsubmission_file_/perceptron.py (graded: moodle-submissions.zip:Dee Hopper_504_"
+            "assignsubmission_file_/perceptron_v2.py, the notebook or file named after the set, "
+            "latest version)"]
+    assert "resubmission" not in report
+    n_ada = sum(1 for i in zipfile.ZipFile(tmp_path / "earlier.zip").infolist() if "Ada" in i.filename)
+    assert f"{n_ada + 1} file(s) of 2 student(s) were in more than one download" in report
+
+
 def test_moodle_files_of_one_attempt_are_chosen_as_on_canvas(tmp_path):
     """Instructor trial 2: a participant's folder is one attempt. The notebook named after the
     set is graded whatever the zip times say (a newer scratch file used to be graded, and
@@ -598,6 +695,14 @@ def test_the_id_column_is_never_switched_silently(tmp_path, capsys):
         read_gradebook(gb)
     msg = str(info.value)
     assert "'SIS User ID'" in msg and "line 4 (Late, Lou)" in msg and "--id-column" in msg
+    # instructor re-check s9b: the hint named 'SIS Login ID', which is empty on the same row
+    assert "--id-column 'ID', filled for every student" in msg and "'SIS Login ID'" not in msg
+    from linclf_grader.lms import RosterEntry, pick_id_column
+
+    entries = [(2, RosterEntry("", "1", "A", row={"SIS User ID": "s1", "Login": "a"})),
+               (3, RosterEntry("", "2", "B", row={"SIS User ID": "", "Login": ""}))]
+    with pytest.raises(ValueError, match="none of 'SIS User ID', 'Login' is filled for every"):
+        pick_id_column(["SIS User ID", "Login"], entries, ("SIS User ID", "Login"), None, "g")
     # the instructor chooses for the whole class, and is told which column is used
     roster, _, _ = read_gradebook(gb, id_column="ID")
     assert "1077" in roster and "1001" in roster

@@ -337,9 +337,11 @@ def test_list_prints_the_exercises_as_json(capsys):
     assert main(["--list", "perceptron"]) == 0
     listing = json.loads(capsys.readouterr().out)
     assert [e["name"] for e in listing] == list(get_set("perceptron").exercises)
-    assert all({"name", "title", "points", "kind", "public_points", "hidden_tests",
+    assert all({"name", "title", "kind", "public_points", "hidden_tests",
                 "hidden_points"} <= set(e) and e["kind"] in KINDS for e in listing)
-    assert sum(e["points"] for e in listing) == get_set("perceptron").max_points()
+    # instructor re-check s9b: a field "points" (the public ones) read as the exercise's worth
+    assert not any("points" in e for e in listing)
+    assert sum(e["public_points"] for e in listing) == get_set("perceptron").max_points()
     assert main(["--list", "nope"]) == 2
     # instructor trial 8: with the course's tests, the hidden points that grades.csv counts
     assert main(["--list", "perceptron", "--tests", str(SOLUTIONS)]) == 0
@@ -361,3 +363,16 @@ def test_without_sympy_the_grader_says_what_to_install(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "linclf-grade: the grader needs sympy; install it with: pip install sympy"
     assert "Traceback" not in proc.stderr
+
+
+def test_a_multiprocessing_thread_pool_is_refused_with_a_reason(tmp_path):
+    """Hostile re-review s9b F4: multiprocessing.dummy / ThreadPool needs /dev/shm, which the
+    sandbox lacks; the student saw only "Permission denied"."""
+    sub = tmp_path / "s1.py"
+    sub.write_text("import numpy as np\nfrom multiprocessing.dummy import Pool\n\n\n"
+                   "def perceptron_update(w, b, x, y, eta=1.0):\n    with Pool(2) as p:\n"
+                   "        p.map(abs, [1, 2])\n    return np.array(w, dtype=float), b\n")
+    res = grade_submission(sub, "perceptron")
+    out = [t["output"] for t in res["tests"] if t["exercise"] == "perceptron_update"][0]
+    assert "PermissionError" in out and "multiprocessing.dummy" in out
+    assert "concurrent.futures.ThreadPoolExecutor" in out

@@ -254,3 +254,26 @@ def test_task_matches_only_replays_recorded_answers():
         ["alice"]
     assert len(calls) == n
     assert task_matches(test, rec.calls[:1], own, {"t": 0.0}, [("alice", other)]) == []
+
+
+def test_copy_signal_checks_the_whole_roster_not_only_this_run(tmp_path):
+    """Hostile re-review s9b F6: the classmates were this run's submissions only, so with the
+    real source absent from the run an innocent classmate could be the only fit (and named).
+    The roster's absent student is checked too: Eve's copy names Ada, who did not submit."""
+    from linclf_grader.cli import main
+
+    ids = {k: v[3] for k, v in S.PEOPLE.items()}
+    write_canvas(tmp_path, ids)
+    code = uploads(ids)
+    with zipfile.ZipFile(tmp_path / "run.zip", "w") as z:
+        for i, key in enumerate(("eve", "cy")):
+            sortable, _, uid, *_ = S.PEOPLE[key]
+            name = "".join(ch for ch in sortable.lower() if ch.isalnum())
+            z.writestr(zipfile.ZipInfo(f"{name}_{uid}_{61001 + i}_discriminants.py",
+                                       (2026, 3, 1, 10, 0, 0)), code[key])
+    out = tmp_path / "o"
+    assert main(["--canvas", str(tmp_path / "run.zip"), "--canvas-gradebook",
+                 str(tmp_path / "gradebook.csv"), "--set", "discriminants", "--similarity", "0.8",
+                 "--out", str(out), "--quiet"]) == 0
+    signals = list(csv.DictReader(open(out / "copy_signals.csv")))
+    assert [(r["student"], r["matches_variant_of"]) for r in signals] == [(ids["eve"], ids["ada"])]

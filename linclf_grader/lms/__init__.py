@@ -292,12 +292,17 @@ def pick_id_column(header, entries, preferred, id_column, where):
         if empty:
             shown = "; ".join(f"line {line} ({e.name or 'no name'})" for line, e in empty[:10])
             more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
-            others = [c for c in preferred if c != col and c in header]
+            # only a column every row fills is a fix that works (a hint that fails again
+            # on the same row is worse than none)
+            full = [c for c in preferred if c != col and c in header
+                    and all(e.row.get(c, "").strip() for _, e in entries)]
             raise ValueError(
                 f"{where}: column {col!r} gives the student ids, but it is empty for "
                 f"{len(empty)} student(s): {shown}{more}. Fill it in the LMS and export again, "
                 "or choose the id column for the whole class with --id-column"
-                + (f" (e.g. --id-column {others[0]!r})" if others else "")
+                + (f" (e.g. --id-column {full[0]!r}, filled for every student)" if full else
+                   f" (none of {', '.join(repr(c) for c in preferred if c in header)} is "
+                   "filled for every student)")
                 + "; the ids must be the ones the students' material was made with")
         return col
     raise ValueError(f"{where}: no column gives the students an id (tried "

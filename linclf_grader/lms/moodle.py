@@ -179,7 +179,12 @@ def collect_moodle(archives, worksheet, dest, id_column=None, tz=dt.timezone.utc
             if attempt is None:
                 ambiguous.append((sid, [c[1] for c in cands], reason))
                 continue
-            older = [c[1] for files in older for c in files]
+            # a file the later attempt still holds unchanged was not replaced: it is the same
+            # file found in both downloads (reported once, as a file of the graded attempt)
+            kept = {(c[5], c[4].CRC, c[4].file_size) for c in attempt}
+            older = [c for files in older for c in files]
+            repeated += sum((c[5], c[4].CRC, c[4].file_size) in kept for c in older)
+            older = [c[1] for c in older if (c[5], c[4].CRC, c[4].file_size) not in kept]
         else:
             attempt, older = next(iter(by_files.values())), []
         # within one attempt: the same rule as Canvas and Gradescope (a notebook named
@@ -215,8 +220,12 @@ def write_moodle_worksheet(path, collection, results, max_score, comments, now):
     worksheet".
 
     Scores are rescaled to the worksheet's ``Maximum Grade`` (Moodle skips a grade
-    above it); ``Last modified (grade)`` is ``now`` so that the import applies the
-    rows; a student without a graded submission keeps an empty grade.
+    above it); a student without a graded submission keeps an empty grade.
+    ``Last modified (grade)`` keeps the downloaded time when the row has one: the
+    import then skips a row whose grade was changed in Moodle after the download
+    (its overwrite check, ``timemodified > worksheet time + 60 s``). A row without
+    one (``-``, never graded) gets ``now``: Moodle reads ``-`` as time 0 and would
+    skip every student whose grade record it created when the submission arrived.
     """
     header = list(collection.header)
     for col in ("Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments"):
@@ -235,7 +244,12 @@ def write_moodle_worksheet(path, collection, results, max_score, comments, now):
             if score is not None:
                 row["Grade"] = f"{round(score * top / max_score, 2):.2f}"
                 row["Maximum Grade"] = f"{top:.2f}"
-                row["Last modified (grade)"] = format_moodle_time(now)
+                try:
+                    kept = parse_moodle_time(row.get("Last modified (grade)"), now.tzinfo, "")
+                except ValueError:
+                    kept = None
+                if kept is None:
+                    row["Last modified (grade)"] = format_moodle_time(now)
                 row["Feedback comments"] = comments.get(sid, "")
             writer.writerow(row)
     return Path(path)
