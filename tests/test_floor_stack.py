@@ -3,18 +3,24 @@
 `requirements/floor.txt` pins the oldest numpy, scipy, scikit-learn,
 matplotlib and sympy the book supports (a stack like the one Colab shipped
 through 2025); `pyproject.toml` declares the same floors. This module builds
-that environment in a fresh venv, installs linclf from the checkout without
-its dependencies, and runs each notebook of `notebooks/` top to bottom in a
-kernel of that venv. The lock's versions are covered by tests/test_notebooks.py.
+that environment in a venv (once per machine and pin file, shared by the xdist
+workers), and runs each notebook of `notebooks/` top to bottom in a kernel of
+that venv that imports linclf from the checkout under test. The lock's versions are covered by tests/test_notebooks.py.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -64,15 +70,12 @@ def test_floor_file_pins_the_declared_floors():
         assert _release(pins[lib]) == _release(floors[lib]), (lib, pins[lib], floors[lib])
 
 
-@pytest.fixture(scope="module")
-def floor_kernel(tmp_path_factory):
-    env_dir = tmp_path_factory.mktemp("floor") / "venv"
+def _build_floor_env(env_dir):
+    """A venv with exactly the floor pins (linclf itself comes from the checkout, by path)."""
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
     py = env_dir / "bin" / "python"
     pip = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run([*pip, "-r", str(FLOOR)], check=True, timeout=1200)
-    subprocess.run([*pip, "--no-deps", str(ROOT)], check=True, timeout=600,
-                   cwd=env_dir.parent)
     versions = subprocess.run(
         [str(py), "-c", "import numpy, scipy, sklearn, matplotlib, sympy;"
          "print(numpy.__version__, scipy.__version__, sklearn.__version__,"
@@ -80,9 +83,35 @@ def floor_kernel(tmp_path_factory):
         capture_output=True, text=True, check=True, cwd=env_dir.parent).stdout.split()
     pins = _floor_pins()
     assert versions == [pins[lib] for lib in LIBRARIES], versions
-    subprocess.run([str(py), "-m", "ipykernel", "install", "--prefix", str(env_dir),
-                    "--name", "floor-stack"], check=True, capture_output=True)
-    return env_dir
+
+
+@pytest.fixture(scope="module")
+def floor_kernel(tmp_path_factory):
+    """A Jupyter kernel on the floor stack, importing linclf from this checkout.
+
+    The venv depends only on requirements/floor.txt, so it is built once per machine and
+    shared by the xdist workers (a lock file serialises the build; a marker file says it
+    finished); the kernel spec, which names this checkout, is each worker's own.
+    """
+    digest = hashlib.sha256(FLOOR.read_bytes()).hexdigest()[:16]
+    shared = Path(tempfile.gettempdir()) / f"linclf-floor-{digest}"
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "ready").exists():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir(parents=True)
+            _build_floor_env(shared / "venv")
+            (shared / "ready").write_text(digest)
+    spec_root = tmp_path_factory.mktemp("floor-kernel")
+    spec = spec_root / "kernels" / "floor-stack"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(shared / "venv" / "bin" / "python"), "-m", "ipykernel_launcher",
+                 "-f", "{connection_file}"],
+        "display_name": "floor stack", "language": "python",
+        # linclf from the checkout under test, never an installed copy
+        "env": {"PYTHONPATH": str(ROOT)}}))
+    return spec_root
 
 
 def test_every_notebook_is_covered():
@@ -97,7 +126,7 @@ def test_notebook_runs_on_the_floor_stack(path, floor_kernel, tmp_path):
 
     nb = nbformat.read(path, as_version=4)
     saved = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "LINCLF_BOOK_BUILD")}
-    os.environ["JUPYTER_PATH"] = str(floor_kernel / "share" / "jupyter")
+    os.environ["JUPYTER_PATH"] = str(floor_kernel)
     os.environ.pop("LINCLF_BOOK_BUILD", None)
     try:
         # the timeout guards against a hang only; it is no speed goal
