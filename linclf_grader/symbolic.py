@@ -21,7 +21,7 @@ import re
 
 import sympy as sp
 
-from .timeouts import time_limit
+from .timeouts import PARSE_TIMEOUT, time_limit
 
 MAX_TEXT = 20_000
 MAX_NODES = 1_500
@@ -290,9 +290,15 @@ def parse_expr_safely(text):
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise UnsafeExpression("the expression is not valid syntax") from None
     try:
-        return _Builder().build(tree)
+        # the grader's own process builds it: sympy's automatic simplification must not
+        # keep it busy for long whatever the text
+        with time_limit(PARSE_TIMEOUT):
+            return _Builder().build(tree)
     except RecursionError:
         raise UnsafeExpression("the expression is nested too deeply") from None
+    except TimeoutError:
+        raise UnsafeExpression(f"your expression took too long to read (more than "
+                               f"{PARSE_TIMEOUT:.0f} s)") from None
 
 
 _EXPECTED = {}

@@ -71,3 +71,98 @@ def test_atanh_log_odds_scores_in_check_and_grader(tmp_path):
     graded = [t for t in _tests_of(_grade(tmp_path, ATANH, "losses"), "conditional_risk_minimiser")
               if t["name"].endswith("savage loss")]
     assert graded and all(t["status"] == "passed" for t in graded), graded
+
+
+# ---------------------------------------------------------------- N1: time of the trusted side
+from linclf_grader.framework import TestSpec, run_tests  # noqa: E402
+from linclf_grader.timeouts import paused, time_limit  # noqa: E402
+
+
+def _spin():
+    while True:
+        pass
+
+
+def _sleeping_backend(seconds):
+    import time
+
+    def backend(name, args, kwargs):
+        time.sleep(seconds)
+        return "q"
+    return backend
+
+
+def _spec(func, name):
+    func.__name__ = name
+    return TestSpec(func=func, exercise="ex", points=1)
+
+
+def test_reviewers_max_attack_is_refused_at_once():
+    # /tmp/hostile-s9b/sym/s910043.py: 49 s of sympy's Max reduction in the grader's process
+    terms = ",".join(f"Abs(q-{k}/61)*sign(q-{k}/67)" for k in range(1, 101))
+    text = f"log(q/(1-q)) + ((2*q-1)/(4*q-2) - 1/2)*Max({terms},0)"
+    with pytest.raises(UnsafeExpression, match="at most 8 arguments"):
+        parse_expr_safely(text)
+    # a short Max is built unevaluated, as written
+    assert str(parse_expr_safely("Max(" + ",".join(f"Abs(q-{k}/61)" for k in range(1, 8)) + ")")) \
+        .count("Abs") == 7
+
+
+def test_slow_trusted_check_fails_with_a_clear_message():
+    def test_slow(f):
+        f()
+        _spin()
+    res = run_tests([_spec(test_slow, "test_slow")], _sleeping_backend(0), test_timeout=0.5)
+    assert res[0]["status"] == "failed"
+    assert "your expression took too long to evaluate" in res[0]["output"]
+
+
+def test_swallowed_timeout_still_stops_the_test():
+    def test_greedy(f):
+        try:
+            _spin()
+        except Exception:  # a broad except in a test's helper, which then carries on
+            pass
+        _spin()
+    res = run_tests([_spec(test_greedy, "test_greedy")], _sleeping_backend(0), test_timeout=0.5)
+    assert "took too long" in res[0]["output"]
+
+
+def test_student_call_time_is_not_counted():
+    def test_calls(f):
+        f()
+        f()
+    res = run_tests([_spec(test_calls, "test_calls")], _sleeping_backend(0.8), test_timeout=0.5)
+    assert res[0]["status"] == "passed", res
+
+
+def test_submission_budget_skips_the_rest():
+    def test_slow(f):
+        _spin()
+    tests = [_spec(test_slow, "test_slow") for _ in range(3)]
+    res = run_tests(tests, _sleeping_backend(0), test_timeout=0.6, budget=1.0)
+    assert [("took too long" in r["output"], "used up" in r["output"]) for r in res] == \
+        [(True, False), (True, False), (False, True)]
+
+
+def test_outer_limit_fires_inside_and_after_an_inner_one():
+    import time
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        with time_limit(0.5):
+            try:
+                with time_limit(30):
+                    _spin()
+            except TimeoutError:
+                pass  # compare_expr turns its own timeout into a failed comparison
+            _spin()
+    assert time.monotonic() - start < 20
+
+
+def test_paused_limit_resumes():
+    import time
+    with pytest.raises(TimeoutError):
+        with time_limit(0.5):
+            with paused():
+                time.sleep(0.8)   # a student's call: not counted
+            _spin()
