@@ -166,3 +166,30 @@ def test_paused_limit_resumes():
             with paused():
                 time.sleep(0.8)   # a student's call: not counted
             _spin()
+
+
+# ---------------------------------------------------------------- F4: thread pools, process pools
+POOLS = '''
+import numpy as np
+
+def rbf_gram(X, Z, gamma):
+    from multiprocessing.pool import ThreadPool
+    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
+    with ThreadPool(2) as pool:
+        rows = pool.map(lambda x: np.exp(-gamma * ((Z - x) ** 2).sum(axis=1)), list(X))
+    return np.array(rows)
+
+def poly3_features(x):
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(2) as ex:
+        return ex.submit(len, [1]).result()
+'''
+
+
+def test_thread_pools_work_and_process_pools_are_refused(tmp_path):
+    res = _grade(tmp_path, POOLS, "kernels")
+    rbf = _tests_of(res, "rbf_gram")
+    assert rbf and all(t["status"] == "passed" for t in rbf), rbf
+    poly = _tests_of(res, "poly3_features")
+    assert poly and all(t["status"] == "failed" for t in poly)
+    assert any("new processes are not allowed" in t["output"] for t in poly), poly
