@@ -193,3 +193,40 @@ def test_thread_pools_work_and_process_pools_are_refused(tmp_path):
     poly = _tests_of(res, "poly3_features")
     assert poly and all(t["status"] == "failed" for t in poly)
     assert any("new processes are not allowed" in t["output"] for t in poly), poly
+
+
+# ---------------------------------------------------------------- F4b: other routes to a process
+FORKS = {
+    "fork_exec": '''
+        import _posixsubprocess, os
+        r, w = os.pipe()
+        _posixsubprocess.fork_exec([b"/bin/true"], [b"/bin/true"], True, (), None, None, -1, -1,
+                                   -1, -1, -1, -1, r, w, True, False, 0, None, None, None, -1,
+                                   None, False)''',
+    "fresh_posixsubprocess": '''
+        import sys, os
+        sys.modules.pop("_posixsubprocess", None)
+        import _posixsubprocess
+        r, w = os.pipe()
+        _posixsubprocess.fork_exec([b"/bin/true"], [b"/bin/true"], True, (), None, None, -1, -1,
+                                   -1, -1, -1, -1, r, w, True, False, 0, None, None, None, -1,
+                                   None, False)''',
+    "subprocess_fork_exec": '''
+        import subprocess
+        subprocess._fork_exec()''',
+    **{name: f'''
+        import ctypes, os
+        pid = getattr(ctypes.CDLL(None), "{name}")()
+        if pid == 0:
+            os._exit(0)''' for name in ("_Fork", "__fork", "__libc_fork", "__vfork")},
+}
+
+
+@pytest.mark.parametrize("route", sorted(FORKS))
+def test_other_fork_routes_are_refused(tmp_path, route):
+    body = FORKS[route]
+    source = f"import numpy as np\n\ndef rbf_gram(X, Z, gamma):\n    if True:{body}\n    return 0\n"
+    res = _grade(tmp_path, source, "kernels")
+    rbf = _tests_of(res, "rbf_gram")
+    assert rbf and all("new processes are not allowed" in t["output"] for t in rbf if not t["hidden"]), \
+        [t["output"] for t in rbf]
