@@ -230,3 +230,21 @@ def test_other_fork_routes_are_refused(tmp_path, route):
     rbf = _tests_of(res, "rbf_gram")
     assert rbf and all("new processes are not allowed" in t["output"] for t in rbf if not t["hidden"]), \
         [t["output"] for t in rbf]
+
+
+# ---------------------------------------------------------------- F2: the p1 = p2 = 1 case by values
+def test_smo_svm_case_shows_no_formula_and_still_checks():
+    import inspect
+
+    import sympy as sp
+
+    from linclf_grader import get_set
+    spec = next(t for t in get_set("smo").tests if t.name.endswith("unclipped svm case"))
+    source = inspect.getsource(spec.func)
+    assert "K11 + K22" not in source and "g1 -" not in source and "parse_expr_safely" not in source
+
+    def wrong():  # the chapter's step with the sign of g2's label term flipped
+        return sp.sympify("a2 + y2*((g1 - p1*y1) - (g2 + p2*y2))/(K11 + K22 - 2*K12)")
+    res = {r["name"]: r for r in evaluate("smo.smo_unclipped_alpha2", wrong, cells=[""])[1]}
+    assert res["smo_unclipped_alpha2: unclipped svm case"]["status"] == "failed"
+    assert "K11 + K22" not in res["smo_unclipped_alpha2: unclipped svm case"]["output"]
