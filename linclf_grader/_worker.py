@@ -243,6 +243,7 @@ def _enter_sandbox(cfg):
     # refused by the audit hook below, and the task limit bounds what a
     # ctypes-level fork could still start.
     resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
+    _disarm_fork_exec()
     sys.addaudithook(_refuse_processes)
     return {"isolation": cfg.get("isolation", "unknown"), "uid": os.getuid(), "rlimits": True}
 
@@ -259,6 +260,28 @@ _PROCESS_SYMBOLS = frozenset({
     "fexecve", "daemon", "forkpty"})
 
 
+def _no_process(*args, **kwargs):
+    raise PermissionError(NO_PROCESSES)
+
+
+def _disarm_fork_exec():
+    # _posixsubprocess.fork_exec raises no audit event: replace it wherever the stdlib
+    # keeps it, so the original is freed; a fresh import of the module is refused below
+    import _posixsubprocess
+    import subprocess
+
+    _posixsubprocess.fork_exec = _no_process
+    if hasattr(subprocess, "_fork_exec"):
+        subprocess._fork_exec = _no_process
+
+
+def _process_symbol(name):
+    """Whether a libc symbol looked up through ctypes could start a process."""
+    bare = name.lstrip("_").lower()
+    return name in _PROCESS_SYMBOLS or any(
+        word in bare for word in ("fork", "spawn", "exec", "clone", "system", "popen"))
+
+
 def _refuse_processes(event, args):
     """Audit hook of the worker: no process creation, by any Python route.
 
@@ -266,7 +289,8 @@ def _refuse_processes(event, args):
     undo it; it raises the same error in every route so feedback is uniform.
     """
     if event in _PROCESS_EVENTS or (
-            event == "ctypes.dlsym" and len(args) > 1 and str(args[1]) in _PROCESS_SYMBOLS):
+            event == "ctypes.dlsym" and len(args) > 1 and _process_symbol(str(args[1]))) or (
+            event == "import" and args and args[0] == "_posixsubprocess"):
         raise PermissionError(NO_PROCESSES)
 
 

@@ -63,6 +63,8 @@ WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
 WORKER_INSIDE = "/opt/linclf-worker/worker.py"
 WORKDIR = "/sandbox"  # the worker's private working folder (a tmpfs), also HOME
 TMP_SIZE = 64 * 1024 * 1024
+#: bytes of the worker's private /dev/shm
+SHM_SIZE = 8 * 1024 * 1024
 ALWAYS_MASKED = ("linclf", "linclf_grader", "sklearn")
 UID_BASE = 2_100_000_000
 _uid_counter = itertools.count()
@@ -207,7 +209,10 @@ def bwrap_command(program, *, masked=(), hide=(), mode=None, uid=None, data_fds=
     if mode == "root":
         cmd += ["--ro-bind", setpriv_path(), "/usr/bin/setpriv"]
     cmd += ["--ro-bind", str(WORKER_SCRIPT), WORKER_INSIDE,
-            "--proc", "/proc", "--dev", "/dev"]
+            "--proc", "/proc", "--dev", "/dev",
+            # multiprocessing's thread pools (ThreadPool, multiprocessing.dummy) create a
+            # POSIX semaphore there, as they may in check(); small and private
+            "--perms", "1777", "--size", str(SHM_SIZE), "--tmpfs", "/dev/shm"]
     for path, is_dir, name in masked_paths((*ALWAYS_MASKED, *masked), trees):
         text = _MASK_INIT.format(name=name)
         if is_dir:

@@ -21,10 +21,12 @@ import importlib.util
 import math
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
 
+from .timeouts import TEST_TIMEOUT, TRUSTED_BUDGET, paused, time_limit
 from .values import SympyText, describe, exact_number, type_name
 from .variants import Recorder, check_student_id, literal, task_matches, task_note, variant_rng
 
@@ -332,12 +334,17 @@ class StudentFunction:
         self._backend = backend
         self.last_call = None
         self.last_warnings = []
+        self.call_seconds = 0.0
 
     def __call__(self, *args, **kwargs):
         self.last_call = (args, kwargs)
+        start = time.monotonic()
         try:
-            return self._backend(self.__name__, args, kwargs)
+            # the call has its own limits; the test's limit counts only the grader's work
+            with paused():
+                return self._backend(self.__name__, args, kwargs)
         finally:
+            self.call_seconds += time.monotonic() - start
             # warnings the call emitted, as short strings (see assert_no_warnings)
             self.last_warnings = list(getattr(self._backend, "last_warnings", None) or [])
 
@@ -349,32 +356,58 @@ class StudentFunction:
         return f"{self.__name__}({', '.join(parts)})"
 
 
-def run_tests(tests, backend, variant_data=None, alternatives=None):
+def _run_one(t, f, backend, variant_data, alternatives):
+    """Call test ``t`` on ``f``; its variant data and recorded calls are left on ``f``."""
+    if not t.variant:
+        t.func(f)
+        return
+    if variant_data is None:
+        raise StudentError("not run: this test uses your own data; "
+                           'set your student id with student("YOUR-ID")')
+    try:
+        data = variant_data(t.exercise)
+    except ValueError as exc:
+        raise StudentError(f"not run: {exc}") from None
+    f._data = data
+    if alternatives is not None:
+        # record the calls (see task_matches); run_tests reads them through f._recorder
+        f._recorder = StudentFunction(t.exercise, Recorder(backend))
+        try:
+            t.func(f._recorder, data)
+        finally:
+            f.call_seconds += f._recorder.call_seconds
+        return
+    t.func(f, data)
+
+
+def run_tests(tests, backend, variant_data=None, alternatives=None, *,
+              test_timeout=TEST_TIMEOUT, budget=TRUSTED_BUDGET):
     """Run ``tests`` against ``backend``; return one result dict per test.
 
     ``variant_data(exercise)`` gives the student's data for the variant tests
     (it raises ``ValueError`` when no student id is known). ``alternatives(exercise)``:
     ``(neutral, [(classmate, data), ...])`` for an exercise with task parameters, else
     None; see :func:`variants.task_matches` (the result's ``task_matches``).
+    ``test_timeout`` limits the grader's own work on one test's answers (reading and
+    evaluating returned expressions) and ``budget`` that work over all the tests; the
+    student's calls are not counted (they have their own limits).
     """
     results = []
+    left = float(budget)
     for t in tests:
         f = StudentFunction(t.exercise, backend)
         data, status, message = None, "passed", ""
+        start = time.monotonic()
         try:
-            if t.variant:
-                if variant_data is None:
-                    raise StudentError("not run: this test uses your own data; "
-                                       'set your student id with student("YOUR-ID")')
-                try:
-                    data = variant_data(t.exercise)
-                except ValueError as exc:
-                    raise StudentError(f"not run: {exc}") from None
-                if alternatives is not None:
-                    f = StudentFunction(t.exercise, Recorder(backend))
-                t.func(f, data)
-            else:
-                t.func(f)
+            if left <= 0:
+                raise StudentError(f"not checked: the grader's time for checking your answers "
+                                   f"({budget:.0f} s in all) is used up")
+            with time_limit(min(test_timeout, left)):
+                _run_one(t, f, backend, variant_data, alternatives)
+        except TimeoutError:
+            status = "failed"
+            message = (f"your expression took too long to evaluate: the grader checks one "
+                       f"test's answers for at most {min(test_timeout, max(left, 0)):.0f} s")
         except AssertionError as exc:
             status, message = "failed", str(exc) or "assertion failed"
         except StudentError as exc:
@@ -382,6 +415,9 @@ def run_tests(tests, backend, variant_data=None, alternatives=None):
         except Exception as exc:  # the result had a shape the test could not use
             status = "failed"
             message = f"the result could not be checked: {type(exc).__name__}: {exc}"
+        left -= max(0.0, time.monotonic() - start - f.call_seconds)
+        data = getattr(f, "_data", None)
+        f = getattr(f, "_recorder", None) or f
         if status == "failed" and f.last_call is not None and message:
             message += f"\n    in the call {f.describe_last_call()}"
         matches = []

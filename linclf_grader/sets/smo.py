@@ -254,16 +254,15 @@ _UNCLIPPED_SYMBOLS = ["a2", "y1", "y2", "g1", "g2", "p1", "p2", "K11", "K22", "K
 
 @test("smo_unclipped_alpha2", points=1)
 def test_unclipped_svm_case(f):
-    """p1 = p2 = 1 is the chapter's step, with E_i = g_i - y_i (b cancels in E1 - E2)."""
-    got = read_expr(f(), "alpha2_unc").subs({"p1": 1, "p2": 1})
-    for l1 in (1, -1):
-        for l2 in (1, -1):
-            ok, msg = compare_expr(got.subs({"y1": l1, "y2": l2}),
-                                   parse_expr_safely(f"a2 + ({l2})*((g1 - ({l1})) - (g2 - ({l2})))"
-                                                     "/(K11 + K22 - 2*K12)"),
-                                   ["a2", "g1", "g2", "K11", "K22", "K12"])
-            if not ok:
-                raise AssertionError(f"alpha2_unc with p1 = p2 = 1, at y1 = {l1:+d}, y2 = {l2:+d}: {msg}")
+    """p1 = p2 = 1 is the chapter's step, checked by values at two points for the four
+    label choices (kappa = 3 and 5)."""
+    cases = []
+    for point, values in (
+            (dict(a2=0.5, g1=0.75, g2=-0.25, K11=2.0, K22=1.5, K12=0.25), (5 / 6, 5 / 6, 1.5, 1 / 6)),
+            (dict(a2=-1.0, g1=-0.5, g2=1.25, K11=1.0, K22=3.0, K12=-0.5), (-1.35, -0.25, -0.95, -0.65))):
+        labels = [(l1, l2) for l1 in (1.0, -1.0) for l2 in (1.0, -1.0)]
+        cases += [(dict(point, y1=l1, y2=l2, p1=1.0, p2=1.0), v) for (l1, l2), v in zip(labels, values)]
+    assert_values_at(f(), cases, _UNCLIPPED_SYMBOLS, "alpha2_unc with p1 = p2 = 1")
 
 
 @test("smo_unclipped_alpha2", points=1)
