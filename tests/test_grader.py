@@ -365,14 +365,15 @@ def test_without_sympy_the_grader_says_what_to_install(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_a_multiprocessing_thread_pool_is_refused_with_a_reason(tmp_path):
-    """Hostile re-review s9b F4: multiprocessing.dummy / ThreadPool needs /dev/shm, which the
-    sandbox lacks; the student saw only "Permission denied"."""
+def test_a_multiprocessing_thread_pool_works_as_in_check(tmp_path):
+    """Hostile re-review s9b F4: multiprocessing.dummy / ThreadPool needs a writable /dev/shm;
+    the worker has a small private one, so the grader gives the points check() gives."""
     sub = tmp_path / "s1.py"
     sub.write_text("import numpy as np\nfrom multiprocessing.dummy import Pool\n\n\n"
                    "def perceptron_update(w, b, x, y, eta=1.0):\n    with Pool(2) as p:\n"
-                   "        p.map(abs, [1, 2])\n    return np.array(w, dtype=float), b\n")
+                   "        p.map(abs, [1, 2])\n    wrong = y * (np.dot(w, x) + b) <= 0\n"
+                   "    if wrong:\n        return np.asarray(w, float) + eta * y * np.asarray(x, float), b + eta * y\n"
+                   "    return np.asarray(w, float), b\n")
     res = grade_submission(sub, "perceptron")
-    out = [t["output"] for t in res["tests"] if t["exercise"] == "perceptron_update"][0]
-    assert "PermissionError" in out and "multiprocessing.dummy" in out
-    assert "concurrent.futures.ThreadPoolExecutor" in out
+    update = [t for t in res["tests"] if t["exercise"] == "perceptron_update" and not t["hidden"]]
+    assert update and all(t["status"] == "passed" for t in update), [t["output"] for t in update]
