@@ -106,11 +106,14 @@ def floor_kernel(tmp_path_factory):
     spec = spec_root / "kernels" / "floor-stack"
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({
+        # no IPython history: kernels of both workers and both stacks would otherwise share
+        # one SQLite file in ~/.ipython, a lock a notebook run has no reason to wait on
         "argv": [str(shared / "venv" / "bin" / "python"), "-m", "ipykernel_launcher",
-                 "-f", "{connection_file}"],
+                 "-f", "{connection_file}", "--HistoryManager.enabled=False"],
         "display_name": "floor stack", "language": "python",
-        # linclf from the checkout under test, never an installed copy
-        "env": {"PYTHONPATH": str(ROOT)}}))
+        # linclf from the checkout under test, never an installed copy; IPython's profile
+        # directory is this worker's own
+        "env": {"PYTHONPATH": str(ROOT), "IPYTHONDIR": str(spec_root / "ipython")}}))
     return spec_root
 
 
@@ -129,8 +132,8 @@ def test_notebook_runs_on_the_floor_stack(path, floor_kernel, tmp_path):
     os.environ["JUPYTER_PATH"] = str(floor_kernel)
     os.environ.pop("LINCLF_BOOK_BUILD", None)
     try:
-        # the timeout guards against a hang only; it is no speed goal
-        NotebookClient(nb, timeout=600, kernel_name="floor-stack",
+        # the timeouts guard against a hang only (a floor cell runs in seconds); no speed goal
+        NotebookClient(nb, timeout=300, startup_timeout=120, kernel_name="floor-stack",
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
     finally:
         for key, value in saved.items():
