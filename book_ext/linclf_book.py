@@ -42,6 +42,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+import kernel_polls
 from accessibility import fix_site
 from latex_edition import fix_latex
 from notebook_map import NOTEBOOK_DIRS, notebook_for
@@ -220,6 +221,8 @@ def write_execution_times(app, exception):
 
 def setup(app):
     os.environ["LINCLF_BOOK_BUILD"] = "1"
+    # myst-nb executes the chapters with nbclient in this process
+    kernel_polls.install()
     app.add_config_value("linclf_slow_notebook_seconds", 20.0, "env", [int, float])
     # The theme adds its launch buttons at priority 501; run after it.
     app.connect("html-page-context", rewrite_launch_buttons, priority=900)

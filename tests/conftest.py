@@ -18,6 +18,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _install_kernel_polls():
+    # the notebook tests run nbclient in this process: read kernel replies as they arrive
+    # (book_ext/kernel_polls.py says why)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kernel_polls", ROOT / "book_ext" / "kernel_polls.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.install()
+
+
+_install_kernel_polls()
 BUILD = ROOT / "_build"
 SITE = BUILD / "html"
 REPORT = BUILD / "build-report.json"
