@@ -189,7 +189,13 @@ class SVC(BaseEstimator, KernelClassifierMixin):
     degree : int, default=3
         Degree of ``"poly"``: :math:`(\gamma\mathbf x^\top\mathbf z + c_0)^{p}`.
     gamma : "scale", "auto" or float, default="scale"
-        ``"scale"``: :math:`1/(d\,\mathrm{Var}(X))`; ``"auto"``: :math:`1/d`.
+        ``"scale"``: :math:`1/(d\,\mathrm{Var}(X))`; ``"auto"``: :math:`1/d`. For
+        ``"rbf"`` and ``"laplacian"``, :math:`\mathrm{Var}(X)` is the mean of the
+        features' variances, so that shifting the data changes neither the
+        kernel nor ``gamma``; scikit-learn takes the variance of all entries
+        (the same for centred features), which one feature offset by
+        :math:`10^6` shrinks to about :math:`10^{-12}`, making every kernel value
+        about 1. The other kernels keep scikit-learn's definition.
     coef0 : float, default=0.0
         :math:`c_0` of ``"poly"`` and ``"sigmoid"``.
     tol : float, default=1e-3
