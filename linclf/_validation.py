@@ -72,6 +72,34 @@ def _sklearn_flavoured(cls, sklearn_name):
 _FLAVOURED = {}
 
 
+def _is_missing(v):
+    """None, pandas' NA or NaT, or a float NaN."""
+    if v is None or type(v).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(v, (float, np.floating)) and v != v
+
+
+def _where(index, columns=None):
+    """``row i, column j`` (``column 'name' (position j), row i`` with names) or ``position i``."""
+    if len(index) == 2:
+        i, j = (int(k) for k in index)
+        if columns is not None:
+            return f"column {columns[j]!r} (position {j}), row {i}"
+        return f"row {i}, column {j}"
+    return "position " + ", ".join(str(int(k)) for k in index)
+
+
+def _missing_error(name, mask, columns=None):
+    # scikit-learn says "Input X contains NaN"; a nullable pandas column holds
+    # pd.NA instead, which float() refuses with a message about NAType
+    k = int(mask.sum())
+    return ValueError(
+        f"{name} contains {k} missing value{'s' if k > 1 else ''} (NaN, None or pd.NA), the "
+        f"first at {_where(np.argwhere(mask)[0], columns)}. Remove or impute them first "
+        "(e.g. sklearn.impute.SimpleImputer)."
+    )
+
+
 def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64):
     """Return ``X`` as a finite float array, or raise a clear error.
 
@@ -104,6 +132,12 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
         raise TypeError(f"{name} is None; expected an array of numbers.")
     if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
         raise TypeError(f"{name} is a sparse matrix; linclf needs a dense array.")
+    if callable(getattr(X, "isna", None)) and not isinstance(X, np.ndarray):
+        # pandas: isna() sees NaN, None and pd.NA alike, in every column's dtype
+        mask = np.asarray(X.isna(), dtype=bool)
+        if mask.any():
+            columns = list(X.columns) if mask.ndim == 2 and hasattr(X, "columns") else None
+            raise _missing_error(name, mask, columns)
     arr = np.asarray(X)
     if arr.dtype.kind == "c" or (arr.dtype.kind == "O" and any(isinstance(v, complex) for v in arr.flat)):
         raise ValueError(
@@ -127,6 +161,10 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
         try:
             arr = arr.astype(dtype)
         except (TypeError, ValueError) as exc:
+            if arr.dtype.kind == "O":
+                mask = np.frompyfunc(_is_missing, 1, 1)(arr).astype(bool)
+                if mask.any():
+                    raise _missing_error(name, mask) from None
             raise TypeError(
                 f"{name} must contain real numbers; got an array of dtype "
                 f"{arr.dtype} (for example {arr.flat[0]!r}): {exc}."
@@ -152,11 +190,15 @@ def check_array(X, *, name="X", ensure_2d=True, allow_1d=False, dtype=np.float64
                 f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
             )
     if not np.all(np.isfinite(arr)):
-        n_nan = int(np.isnan(arr).sum())
+        nan = np.isnan(arr)
+        n_nan = int(nan.sum())
         n_inf = int(np.isinf(arr).sum())
+        first = _where(np.argwhere(nan if n_nan else ~np.isfinite(arr))[0])
         raise ValueError(
             f"{name} contains NaN or infinity ({n_nan} NaN, {n_inf} inf); "
-            "remove or impute them first."
+            + (f"NaN marks a missing value, the first at {first}" if n_nan
+               else f"the first at {first}")
+            + ". Remove or impute them first (e.g. sklearn.impute.SimpleImputer)."
         )
     return arr
 

@@ -363,6 +363,44 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
             return (X @ self.coef_[0])[:, None]
         return X @ self.scalings_
 
+    def get_feature_names_out(self, input_features=None):
+        """Names of the columns of :meth:`transform`: ``fisherlda0``, ``fisherlda1``, ...
+
+        The class name and the column's index, as scikit-learn names the output
+        of its ``LinearDiscriminantAnalysis``, so that a ``Pipeline`` can name
+        what its next step receives. There is no ``set_output``: linclf has no
+        machinery to return DataFrames, and scikit-learn's
+        ``Pipeline.set_output(transform="pandas")`` refuses a step without one
+        (``ValueError``). For a DataFrame, wrap the output yourself:
+        ``pd.DataFrame(lda.transform(X), columns=lda.get_feature_names_out(),
+        index=X.index)``.
+
+        Parameters
+        ----------
+        input_features : array_like of str or None, default=None
+            Only checked (the output names do not depend on them): it must have
+            ``n_features_in_`` entries, equal to ``feature_names_in_`` if the
+            model was fitted on a DataFrame.
+
+        Returns
+        -------
+        ndarray of str objects, shape (1,) for two classes, else (n_components,)
+        """
+        check_is_fitted(self, "coef_")
+        if input_features is not None:
+            given = np.asarray(input_features, dtype=object).ravel()
+            fitted = getattr(self, "feature_names_in_", None)
+            if fitted is not None and not np.array_equal(given, fitted):
+                raise ValueError("input_features is not equal to feature_names_in_")
+            if given.shape[0] != self.n_features_in_:
+                raise ValueError(
+                    f"input_features should have length equal to number of features "
+                    f"({self.n_features_in_}), got {given.shape[0]}"
+                )
+        n_out = 1 if len(self.classes_) == 2 else self.scalings_.shape[1]
+        prefix = type(self).__name__.lower()
+        return np.array([f"{prefix}{i}" for i in range(n_out)], dtype=object)
+
     def criterion(self, w):
         """Fisher's criterion :math:`J_F(\\mathbf{w}) = \\mathbf{w}^\\top S_b\\mathbf{w} / \\mathbf{w}^\\top S_w\\mathbf{w}`.
 

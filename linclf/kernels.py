@@ -33,7 +33,8 @@ it with one matrix-vector product, from the same formula as the Gram matrix.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -86,8 +87,14 @@ def _check_pair(X, Z):
     return X, Z
 
 
-def _check_gamma(gamma, X=None):
-    """A number > 0; ``None``/``"auto"`` mean ``1/d``; ``"scale"`` means ``1/(d Var X)`` (scikit-learn's rules)."""
+def _check_gamma(gamma, X=None, per_feature=False):
+    """A number > 0; ``None``/``"auto"`` mean ``1/d``; ``"scale"`` means ``1/(d Var X)`` (scikit-learn's rules).
+
+    With ``per_feature``, ``Var X`` is the mean of the features' variances
+    (the variance of ``X`` after centring each feature), which a shift of
+    the data does not change; without it, the variance of all entries, as
+    scikit-learn computes it, which adds the spread of the feature means.
+    """
     if gamma is None or isinstance(gamma, str):
         if X is None:
             raise ValueError(f"gamma={gamma!r} is resolved from the data; no data were given.")
@@ -96,12 +103,24 @@ def _check_gamma(gamma, X=None):
             return 1.0 / d
         if gamma == "scale":
             with np.errstate(over="ignore", invalid="ignore"):
-                var = float(X.var())
+                var = float(X.var(axis=0).mean() if per_feature else X.var())
             if not np.isfinite(var):
                 raise ValueError(
                     "gamma='scale' needs the variance of X, which overflows float64 "
                     "(X.var() = inf); rescale X (e.g. StandardScaler) or pass a number."
                 )
+            if not per_feature and var > 0:
+                spread = float(X.var(axis=0).mean())
+                if var > 100.0 * spread:
+                    warnings.warn(
+                        f"gamma='scale' is 1/(d Var(X)) = {1.0 / (d * var):.3g} with the variance "
+                        f"of all entries of X, {var:.3g}, which the offsets between the features' "
+                        f"means dominate (the features themselves vary by {spread:.3g} on "
+                        "average): the kernel then sees mostly the offsets. Standardise X (e.g. "
+                        "StandardScaler) or pass gamma explicitly.",
+                        UserWarning,
+                        stacklevel=4,
+                    )
             return 1.0 / (d * var) if var > 0 else 1.0
         raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0; got {gamma!r}.")
     if isinstance(gamma, bool) or not isinstance(gamma, (numbers.Real, np.number)):
@@ -188,6 +207,14 @@ class Kernel:
         The constant :math:`c_0` of ``poly`` and ``sigmoid``.
     function : callable or None, default=None
         The user's ``function(A, B) -> (len(A), len(B))`` array (``"callable"``).
+    center : ndarray of shape (d,) or None, default=None
+        ``"rbf"`` only: a point subtracted from both arguments before the
+        factored form is evaluated (:meth:`from_params` uses the mean of the
+        training data). The kernel does not change, since it depends on
+        :math:`\mathbf x - \mathbf z` only, but the rounding does: the form
+        :math:`\lVert\mathbf x\rVert^2 + \lVert\mathbf z\rVert^2 - 2\mathbf x^\top\mathbf z`
+        loses every digit of a distance that is small next to the norms, e.g.
+        when one feature is offset by 1e8.
     """
 
     name: str
@@ -195,6 +222,7 @@ class Kernel:
     degree: int = 3
     coef0: float = 0.0
     function: Callable | None = None
+    center: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_params(cls, kernel="rbf", *, gamma=None, degree=3, coef0=0.0, X=None):
@@ -211,7 +239,8 @@ class Kernel:
         degree : int, default=3
         coef0 : float, default=0.0
         X : ndarray of shape (n, d) or None, default=None
-            Training data: resolves ``gamma`` and is checked for overflowing norms.
+            Training data: resolves ``gamma``, is checked for overflowing
+            norms, and its mean becomes the ``"rbf"`` kernel's ``center``.
 
         Returns
         -------
@@ -232,8 +261,13 @@ class Kernel:
             _check_finite_norms(X)
         if name == "linear":
             return cls(name)
-        gamma = _check_gamma(gamma, X)
-        if name in ("rbf", "laplacian"):
+        # rbf and laplacian depend on x - z only: their "scale" must not
+        # change under a shift of the data either (see _check_gamma)
+        gamma = _check_gamma(gamma, X, per_feature=name in ("rbf", "laplacian"))
+        if name == "rbf":
+            return cls(name, gamma=gamma, center=None if X is None else X.mean(axis=0))
+        if name == "laplacian":
+            # |x_k - z_k| is computed directly: exact under any offset
             return cls(name, gamma=gamma)
         if name == "sigmoid":
             return cls(name, gamma=gamma, coef0=coef0)
@@ -261,7 +295,10 @@ class Kernel:
             return (np.column_stack([self.gamma * X, np.full(n, self.coef0)]),
                     np.column_stack([X, np.ones(n)]))
         if self.name == "rbf":
-            # -gamma ||x - z||^2 = [2 gamma x, -gamma |x|^2, 1] . [z, 1, -gamma |z|^2]
+            # -gamma ||x - z||^2 = [2 gamma x, -gamma |x|^2, 1] . [z, 1, -gamma |z|^2],
+            # on centred x and z, so that the norms are not inflated by an offset
+            if self.center is not None:
+                X = X - self.center
             neg_gsq = -self.gamma * np.einsum("ij,ij->i", X, X)
             one = np.ones(X.shape[0])
             return (np.column_stack([2.0 * self.gamma * X, neg_gsq, one]),

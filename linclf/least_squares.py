@@ -87,8 +87,9 @@ class LeastSquaresClassifier(LinearClassifierMixin, BaseEstimator):
           :math:`\\mathbf{a} \\leftarrow \\mathbf{a} + \\eta_k (\\beta_i - \\mathbf{a}^\\top\\mathbf{z}_i)\\mathbf{z}_i`
           over the samples in order, with the decreasing step
           :math:`\\eta_k = \\eta/k` in epoch :math:`k = 1, 2, \\dots`;
-          stopping when one epoch moves :math:`\\mathbf{a}` by at most
-          ``tol * max(1, ||a||)``.
+          stopping, as ``"gd"``, when after an epoch the gradient of the mean
+          squared error is at most ``tol`` times its norm at :math:`\\mathbf a = \\mathbf 0`
+          (a small step alone proves nothing: :math:`\\eta/k` shrinks whatever the error).
     margins : {"ones", "fisher"} or array_like of shape (n_samples,), default="ones"
         The targets :math:`\\beta_i > 0`. ``"ones"``: all 1 (as :math:`N\\to\\infty`
         the solution tends to the best linear approximation, in mean square, of

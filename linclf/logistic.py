@@ -210,9 +210,10 @@ class LogisticRegression(BaseEstimator, LinearClassifierMixin):
 
     Notes
     -----
-    The stopping test ``||grad|| < tol`` is absolute, so it depends on the scale
-    of the features: standardise them (the gradient of features of size 1e-8 is
-    below the default ``tol`` already at ``w = 0``).
+    The stopping test ``||grad|| <= tol * ||grad at w = 0||`` is relative, so a
+    common rescaling of the features does not change when it fires (features
+    of size 1e-8 no longer pass it at ``w = 0``). Badly scaled features still
+    slow gradient descent down: standardising them helps the solvers, not the test.
 
     Separability is detected exactly only when it is complete (some hyperplane
     puts every sample strictly on its side). Under *quasi*-complete separation

@@ -37,7 +37,9 @@ from ._perceptron_rules import MARGIN as _MARGIN
 from ._perceptron_rules import ORDER as _ORDER
 from ._perceptron_rules import RANDOM_STATE as _RANDOM_STATE
 from ._perceptron_rules import initial_weights as _initial_weights
+from ._perceptron_rules import scale_diagnosis as _scale_diagnosis
 from ._perceptron_rules import visit_order as _visit_order
+from ._perceptron_rules import warn_if_unseparated as _warn_if_unseparated
 
 
 
@@ -201,11 +203,14 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         run = self._run_batch if self.rule == "batch" else self._run_single
         a, self.n_iter_, self.converged_ = run(Z, a, max_iter, rng)
         if not self.converged_:
+            diagnosis = _scale_diagnosis(X)
             warn_not_converged(
                 "Perceptron",
                 max_iter,
                 f"{self._count_mistakes(Z, a)} of {Z.shape[0]} samples still have "
-                f"a^T z <= margin (data not linearly separable?)",
+                f"a^T z <= margin: it stopped without separating them ("
+                + (f"{diagnosis}. Standardise the features (e.g. StandardScaler) before fitting"
+                   if diagnosis else "data not linearly separable?") + ")",
             )
         self.n_features_in_ = X.shape[1]
         self.coef_ = a[None, :-1].copy()
@@ -323,7 +328,13 @@ class _SurvivorMixin(BaseEstimator):
             self.coefs_, self.intercepts_, self.survival_counts_ = A[:, :-1], A[:, -1], c
         self.n_iter_ = n_epochs
         self.n_features_in_ = X.shape[1]
-        return A, c
+        return A, c, X, y_pm
+
+    def _check_result(self, X, y_pm, positive_score):
+        """Warn (see :func:`linclf._perceptron_rules.warn_if_unseparated`) from the training scores."""
+        n_errors = int(np.sum(positive_score != (y_pm > 0)))
+        _warn_if_unseparated(type(self).__name__, self.n_iter_, X, n_errors,
+                             int(min(np.sum(y_pm > 0), np.sum(y_pm < 0))))
 
 
 class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
@@ -348,7 +359,10 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
     order : {"cyclic", "shuffle"}, default="cyclic"
     random_state : None, int or numpy Generator, default=None
     max_iter : int, default=10
-        Number of epochs; all of them are run (no early stop, no warning).
+        Number of epochs; all of them are run (no early stop). A run whose
+        model still misclassifies training samples warns only when that is
+        likely a mistake: the inputs' scales differ by more than a factor
+        of 100, or the model does no better than the majority class.
 
     Attributes
     ----------
@@ -373,7 +387,9 @@ class VotedPerceptron(ClassifierMixin, _SurvivorMixin):
         -------
         self
         """
-        self._fit_survivors(X, y)
+        _, _, X, y_pm = self._fit_survivors(X, y)
+        self._check_result(X, y_pm, np.sign(X @ self.coefs_.T + self.intercepts_)
+                           @ self.survival_counts_ > 0)
         return self
 
     def decision_function(self, X):
@@ -456,9 +472,10 @@ class AveragedPerceptron(LinearClassifierMixin, _SurvivorMixin):
         -------
         self
         """
-        A, c = self._fit_survivors(X, y, keep=validate_params(self)["trace"])
+        A, c, X, y_pm = self._fit_survivors(X, y, keep=validate_params(self)["trace"])
         mean = (c / c.sum()) @ A
         self.coef_, self.intercept_ = mean[None, :-1], mean[-1:]
+        self._check_result(X, y_pm, X @ mean[:-1] + mean[-1] > 0)
         return self
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from ._params import Instance, Interval, Options, validate_params
 from ._validation import check_random_state, check_X_y, encode_binary
 from .base import BaseEstimator, LinearClassifierMixin
+from ._perceptron_rules import warn_if_unseparated
 from .geometry import augment
 
 __all__ = ["PocketPerceptron"]
@@ -35,8 +36,10 @@ class PocketPerceptron(LinearClassifierMixin, BaseEstimator):
     ``classes_[1]``), and the weights are copied into the pocket when they make
     strictly fewer errors than the pocket's. The start :math:`\\mathbf{a} = \\mathbf{0}`
     is the first pocket. Training stops when the pocket has no error or after
-    ``max_iter`` epochs (no warning: on data that are not separable this is the
-    normal end).
+    ``max_iter`` epochs. On data that are not separable that is the normal
+    end, with no warning, unless it is likely a mistake: the inputs' scales
+    differ by more than a factor of 100 (standardise them), or the pocket
+    does no better than always predicting the majority class.
 
     Parameters
     ----------
@@ -160,4 +163,6 @@ class PocketPerceptron(LinearClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.coef_, self.intercept_ = pocket[None, :-1].copy(), pocket[-1:].copy()
         self.last_coef_, self.last_intercept_ = a[None, :-1].copy(), a[-1:].copy()
+        warn_if_unseparated("PocketPerceptron", params["max_iter"], X, pocket_errors,
+                            int(min(np.sum(positive), np.sum(~positive))))
         return self

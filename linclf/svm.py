@@ -189,7 +189,13 @@ class SVC(BaseEstimator, KernelClassifierMixin):
     degree : int, default=3
         Degree of ``"poly"``: :math:`(\gamma\mathbf x^\top\mathbf z + c_0)^{p}`.
     gamma : "scale", "auto" or float, default="scale"
-        ``"scale"``: :math:`1/(d\,\mathrm{Var}(X))`; ``"auto"``: :math:`1/d`.
+        ``"scale"``: :math:`1/(d\,\mathrm{Var}(X))`; ``"auto"``: :math:`1/d`. For
+        ``"rbf"`` and ``"laplacian"``, :math:`\mathrm{Var}(X)` is the mean of the
+        features' variances, so that shifting the data changes neither the
+        kernel nor ``gamma``; scikit-learn takes the variance of all entries
+        (the same for centred features), which one feature offset by
+        :math:`10^6` shrinks to about :math:`10^{-12}`, making every kernel value
+        about 1. The other kernels keep scikit-learn's definition.
     coef0 : float, default=0.0
         :math:`c_0` of ``"poly"`` and ``"sigmoid"``.
     tol : float, default=1e-3
@@ -197,9 +203,8 @@ class SVC(BaseEstimator, KernelClassifierMixin):
         ``tol`` below what float64 resolves at the current iterate,
         :math:`64\,\epsilon\,(1 + \max_iK_{ii}\sum_i\alpha_i)`, is raised to that floor.
     max_iter : int, default=-1
-        Maximal number of SMO steps; ``-1``: :math:`\max(10^5, 1000N)` (:math:`10^6` for
-        ``selection="platt"``), chosen from the
-        problem's size as libsvm does (a step here costs about 30 times libsvm's, so
+        Maximal number of SMO steps; ``-1``: :math:`\max(10^5, 1000N)` for every
+        ``selection``, chosen from the problem's size as libsvm does (a step here costs about 30 times libsvm's, so
         the budget is smaller than its :math:`\max(10^7, 100N)`). The solver also stops
         when the dual objective no longer decreases. Both end with a
         :class:`ConvergenceWarning` that says which limit was hit.
@@ -333,7 +338,7 @@ class SVC(BaseEstimator, KernelClassifierMixin):
                        "rounding error): the problem is at the limit of float64")
             elif self.max_iter == -1:
                 why = (f"the default step budget of {default_budget(n, self.selection)} steps "
-                       "(max(10**5, 1000 n); 10**6 for selection='platt') ran out")
+                       "(max(10**5, 1000 n)) ran out")
             else:
                 why = f"max_iter={self.max_iter} steps ran out"
             R2 = float(np.max(kernel.diagonal(X))) if kernel.name != "callable" else None
@@ -346,6 +351,11 @@ class SVC(BaseEstimator, KernelClassifierMixin):
                 advice.append("standardise X")
             if np.isfinite(C) and C > 1e3:
                 advice.append(f"use a smaller C (C={C:g} makes the dual nearly a hard margin)")
+            if self.selection == "platt":
+                # Platt's first-order, single-threshold rule needs several
+                # times the steps of the second-order one, each step dearer
+                advice.append("use selection='wss2' (the default: its second-order pair "
+                              "choice needs far fewer steps than Platt's heuristics)")
             advice.append("or pass a larger max_iter")
             warnings.warn(
                 f"SVC did not converge: after {res.n_iter} SMO steps (selection="

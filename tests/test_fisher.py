@@ -389,3 +389,82 @@ def test_overflowing_scatter_is_a_clear_error():
     # numpy said "SVD did not converge"
     with pytest.raises(ValueError, match="sum of squares overflows.*Rescale"):
         FisherLDA().fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# FisherLDA as a transformer: the names of its output columns
+# ---------------------------------------------------------------------------
+
+
+def test_get_feature_names_out_follows_sklearn_lda():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from linclf import FisherLDA
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 4)) + np.repeat(np.eye(3, 4) * 3, 30, axis=0)
+    y3 = np.repeat([0, 1, 2], 30)
+    for y, n_out in ((y3, 2), (np.minimum(y3, 1), 1)):
+        lda = FisherLDA().fit(X, y)
+        names = lda.get_feature_names_out()
+        sk = LinearDiscriminantAnalysis().fit(X, y).get_feature_names_out()
+        assert names.dtype == object and sk.dtype == object
+        assert list(names) == [f"fisherlda{i}" for i in range(n_out)]
+        assert [n.replace("fisherlda", "") for n in names] == \
+            [n.replace("lineardiscriminantanalysis", "") for n in sk]
+        assert lda.transform(X).shape[1] == len(names)
+    # in a Pipeline: the names of what the next step receives
+    pipe = make_pipeline(StandardScaler(), FisherLDA(), SkLogisticRegression()).fit(X, y3)
+    assert list(pipe[:-1].get_feature_names_out()) == ["fisherlda0", "fisherlda1"]
+    assert pipe.score(X, y3) >= 0.9
+
+
+def test_get_feature_names_out_checks_input_features_and_needs_a_fit():
+    pd = pytest.importorskip("pandas")
+    from linclf import FisherLDA, NotFittedError
+
+    with pytest.raises(NotFittedError):
+        FisherLDA().get_feature_names_out()
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
+    y = np.repeat([0, 1], 20)
+    lda = FisherLDA().fit(X, y)
+    assert list(lda.get_feature_names_out(["a", "b", "c"])) == ["fisherlda0"]
+    with pytest.raises(ValueError, match="input_features is not equal to feature_names_in_"):
+        lda.get_feature_names_out(["a", "b", "d"])
+    with pytest.raises(ValueError, match="length equal to number of features"):
+        FisherLDA().fit(X.to_numpy(), y).get_feature_names_out(["a", "b"])
+
+
+def test_set_output_is_not_offered():
+    # linclf has no set_output machinery (documented on FisherLDA.transform):
+    # scikit-learn then refuses to configure pandas output, rather than
+    # silently returning arrays
+    from sklearn.pipeline import make_pipeline
+
+    from linclf import FisherLDA
+
+    assert not hasattr(FisherLDA(), "set_output")
+    with pytest.raises(ValueError, match="set_output`? is not available"):
+        make_pipeline(FisherLDA()).set_output(transform="pandas")
+
+
+@pytest.mark.parametrize("check_name", [
+    "check_transformer_get_feature_names_out", "check_transformer_get_feature_names_out_pandas",
+    "check_get_feature_names_out_error",
+])
+def test_sklearn_feature_names_out_checks(check_name):
+    # scikit-learn runs these on its own transformers only (not in check_estimator)
+    pytest.importorskip("pandas")
+    from sklearn.utils import estimator_checks
+
+    from linclf import FisherLDA
+
+    check = getattr(estimator_checks, check_name, None)
+    if check is None:
+        pytest.skip(f"this scikit-learn has no {check_name}")
+    for est in (FisherLDA(), FisherLDA(n_components=1)):
+        check("FisherLDA", est)

@@ -168,7 +168,9 @@ def test_kernel_object_block_factors_and_diagonal(data, name):
 
 def test_kernel_from_params_validates_and_resolves_gamma():
     X = np.random.default_rng(2).normal(size=(30, 4)) * 3
-    assert K.Kernel.from_params("rbf", gamma="scale", X=X).gamma == pytest.approx(1 / (4 * X.var()))
+    assert K.Kernel.from_params("rbf", gamma="scale", X=X).gamma == pytest.approx(
+        1 / (4 * X.var(axis=0).mean()))
+    assert K.Kernel.from_params("poly", gamma="scale", X=X).gamma == pytest.approx(1 / (4 * X.var()))
     assert K.Kernel.from_params("gaussian", gamma="auto", X=X).gamma == 0.25
     assert K.Kernel.from_params("polynomial", gamma=2.0, degree=2.0).degree == 2
     assert K.Kernel.from_params("linear") == K.Kernel("linear")
@@ -210,3 +212,41 @@ def test_every_kernel_user_holds_the_kernel_object():
         assert est.kernel_ == K.Kernel("poly", gamma=0.5, degree=2, coef0=1.0)
         # the fitted model keeps the formula and its parameters, not a Gram matrix
         assert not any(isinstance(v, np.ndarray) and v.shape == (40, 40) for v in vars(est).values())
+
+
+# ---------------------------------------------------------------------------
+# translation invariance (E36): a common offset must not change rbf/laplacian
+# ---------------------------------------------------------------------------
+
+
+def test_rbf_gram_is_exact_under_a_large_common_offset():
+    # the factored form -gamma(|x|^2 + |z|^2 - 2 x.z) cancels catastrophically
+    # when |x|^2 ~ 1e16 dwarfs the distances; the kernel works on data centred
+    # by the mean of the data it was built from, so the offset drops out
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(30, 3)), rng.normal(size=(20, 3))
+    shift = np.array([0.0, 0.0, 1e8])
+    for gamma in (0.5, "scale"):
+        plain = K.Kernel.from_params("rbf", gamma=gamma, X=X)
+        moved = K.Kernel.from_params("rbf", gamma=gamma, X=X + shift)
+        assert moved.gamma == pytest.approx(plain.gamma, rel=1e-9)
+        np.testing.assert_allclose(moved(X + shift, Z + shift), plain(X, Z), atol=1e-6)
+        np.testing.assert_allclose(moved(X + shift), plain(X), atol=1e-6)
+    np.testing.assert_allclose(K.rbf_kernel(X + shift, Z + shift, gamma=0.5),
+                               K.rbf_kernel(X, Z, gamma=0.5), atol=1e-6)
+
+
+def test_gamma_scale_of_translation_invariant_kernels_ignores_feature_offsets():
+    # scikit-learn's "scale" is 1/(d X.var()) over all entries: one feature
+    # offset by 1e6 makes it ~1e-12 and every kernel value ~1. For rbf and
+    # laplacian the variance is taken per feature, so a shift changes nothing;
+    # the other kernels keep scikit-learn's definition.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3)) * [1.0, 2.0, 3.0] + [0.5, -1.0, 0.0]
+    Xo = X + [0.0, 0.0, 1e6]
+    for name in ("rbf", "laplacian"):
+        g = K.Kernel.from_params(name, gamma="scale", X=X).gamma
+        assert g == pytest.approx(1 / (3 * X.var(axis=0).mean()))
+        assert K.Kernel.from_params(name, gamma="scale", X=Xo).gamma == pytest.approx(g, rel=1e-8)
+    for name in ("poly", "sigmoid"):
+        assert K.Kernel.from_params(name, gamma="scale", X=X).gamma == pytest.approx(1 / (3 * X.var()))

@@ -285,3 +285,16 @@ def test_kernel_ridge_does_not_share_the_callers_array(data):
     before = model.decision_function(X[:5].copy())
     X *= 10.0                                          # the caller reuses its buffer
     np.testing.assert_array_equal(model.decision_function(X[:5] / 10.0), before)
+
+
+def test_documented_stopping_tests_are_the_relative_ones_the_code_uses():
+    # the re-check of 2026-11-26 found docstrings still describing the old
+    # absolute gradient test (LogisticRegression) and the old step test (LMS)
+    import inspect
+
+    logistic = inspect.getdoc(linclf.LogisticRegression)
+    assert "is absolute" not in logistic
+    assert "tol * ||grad at w = 0||" in logistic
+    lms = inspect.getdoc(linclf.LeastSquaresClassifier).split('"lms"')[1].split("margins :")[0]
+    assert "moves" not in lms and "tol * max(1, ||a||)" not in lms
+    assert "gradient" in lms and "tol" in lms

@@ -481,3 +481,34 @@ def test_an_epoch_that_turns_dense_midway_is_bit_for_bit_the_plain_loop():
         clf = Perceptron(max_iter=6).fit(X, y)
     a = _plain_perceptron(X, y, 1.0, 0.0, clf.n_iter_)
     np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
+
+
+# ---------------------------------------------------------------------------
+# E36: a feature offset by 1e6 leaves the survivor perceptrons and the pocket
+# at the majority class; stopping at max_iter without separating must say so
+# ---------------------------------------------------------------------------
+
+
+def _offset_problem():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + 0.4 * rng.normal(size=80) > 0).astype(int)
+    return X, X + [0.0, 0.0, 1e6], y
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AveragedPerceptron(), lambda: VotedPerceptron(),
+    lambda: __import__("linclf").PocketPerceptron(random_state=0), lambda: Perceptron(),
+], ids=["averaged", "voted", "pocket", "perceptron"])
+def test_offset_features_without_separation_warn_to_standardise(make):
+    X, Xo, y = _offset_problem()
+    with pytest.warns(ConvergenceWarning,
+                      match=r"(?s)without separating.*1e\+06.*[Ss]tandardise the features"):
+        model = make().fit(Xo, y)
+    assert model.score(Xo, y) <= 0.6   # the majority model: the warning is needed
+    # the same data unshifted: the normal end of a non-separable run is silent
+    # for the variants designed for it (the plain perceptron always warns)
+    if not isinstance(model, Perceptron):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert make().fit(X, y).score(X, y) >= 0.85

@@ -120,9 +120,11 @@ def test_multiclass_wrappers_in_grid_search(meta, multi_data):
 # solver, threshold, kernel and selection rule of every public estimator runs
 # here. The epoch-based learners get a small max_iter, since the checks fit
 # random labels on which a perceptron never stops (1000 pure-Python epochs took
-# 10-80 s per estimator), and so do the pure-Python LinearSVM solvers; SVC(kernel="poly") gets max_iter=20_000 SMO steps, as
-# its unbounded default ran 10^7 steps (~100 s) on check_fit_idempotent's
-# offset data (the solver fix is separate). No check is skipped or expected to
+# 10-80 s per estimator), and so do the pure-Python LinearSVM solvers. SVC runs
+# with its default step budget, max(10**5, 1000 n) for every selection rule
+# (linclf.smo.state.default_budget), except SVC(kernel="poly"), which keeps
+# max_iter=20_000: on check_fit_idempotent's offset data (kernel values ~1e12)
+# its default 10^5 steps run out too, and would only cost time here. No check is skipped or expected to
 # fail; scikit-learn itself skips check_array_api_input without SCIPY_ARRAY_API.
 
 

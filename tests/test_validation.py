@@ -351,3 +351,34 @@ def test_one_exception_type_per_kind_of_parameter_mistake(est):
     for bad, error in ((2.5, TypeError), ("10", TypeError), (None, TypeError), (0, ValueError)):
         with pytest.raises(error, match=f"^{name}: max_iter must be an integer in"):
             est.set_params(max_iter=bad).fit(X, y)
+
+
+# ------------------------------------------------------------------ missing values
+
+
+@pytest.mark.parametrize("column, values, dtype", [
+    ("count", [1, None, 3, 4], "Int64"),           # pd.NA in a nullable integer column
+    ("flag", [True, None, False, True], "boolean"),
+    ("ratio", [0.5, np.nan, 0.1, 0.2], "float64"),
+    ("note", [1.0, None, 2.0, 3.0], "object"),
+])
+def test_missing_values_in_a_dataframe_are_named_with_their_column(column, values, dtype):
+    # was: TypeError "float() argument must be ... not 'NAType'" with a valid
+    # float as its example, and never the words "missing value"
+    pd = pytest.importorskip("pandas")
+    from linclf import LogisticRegression
+
+    X = pd.DataFrame({"a": [0.1, 0.2, 0.3, 0.4], column: pd.array(values, dtype=dtype)})
+    with pytest.raises(ValueError, match=f"(?s)X contains 1 missing value.*column '{column}' "
+                                         r"\(position 1\), row 1.*impute"):
+        check_array(X)
+    with pytest.raises(ValueError, match="missing value"):
+        LogisticRegression().fit(X, [0, 1, 0, 1])
+
+
+def test_missing_values_in_arrays_give_their_position():
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match=r"missing value.*row 1, column 0"):
+        check_array(np.array([[1.0, 2.0], [pd.NA, 3.0]], dtype=object))
+    with pytest.raises(ValueError, match=r"NaN or infinity \(1 NaN, 0 inf\).*missing value.*row 0, column 1"):
+        check_array([[1.0, np.nan]])

@@ -56,9 +56,8 @@ def smo_solve(
         Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``, raised to the
         floor float64 can resolve (:func:`.state.tol_floor`) if that is larger.
     max_iter : int
-        Maximal number of steps; ``-1`` means ``max(10**5, 1000 n)`` (``10**6``
-        for ``"platt"``)
-        (:func:`.state.default_budget`). The pairwise loop also stops, not
+        Maximal number of steps; ``-1`` means ``max(10**5, 1000 n)`` for every
+        selection (:func:`.state.default_budget`). The pairwise loop also stops, not
         converged, when the dual objective stalls (:data:`.state.STALL_RTOL`).
     selection : {"wss2", "mvp", "platt"}
     shrinking : bool
