@@ -481,3 +481,32 @@ def test_an_epoch_that_turns_dense_midway_is_bit_for_bit_the_plain_loop():
         clf = Perceptron(max_iter=6).fit(X, y)
     a = _plain_perceptron(X, y, 1.0, 0.0, clf.n_iter_)
     np.testing.assert_array_equal(np.append(clf.coef_[0], clf.intercept_), a)
+
+
+@pytest.mark.parametrize("p", [3, 6, 12])
+def test_the_unrolled_loop_decides_by_numpys_dot_where_the_two_sums_differ(p):
+    # The Python-float epochs (linclf._scan._unrolled_loop) sum the score term by term;
+    # numpy's dot may sum (and round) otherwise. With the margin put between the two
+    # sums of one pair, the two decide differently: the epoch must decide as a.dot(z).
+    from linclf._scan import fixed_step_epoch
+
+    rng = np.random.default_rng(p)
+    checked = 0
+    for _ in range(400):
+        a = rng.normal(size=p) * 10.0 ** rng.integers(-6, 7, p)
+        z = rng.normal(size=p)
+        s = a[0] * z[0]
+        for j in range(1, p):
+            s = s + a[j] * z[j]
+        e = float(a.dot(z))
+        if s == e:
+            continue
+        checked += 1
+        margin = min(s, e)
+        Zo = z[None, :]
+        got, wrong = fixed_step_epoch(Zo, list(Zo), a, 1.0, margin, float(np.linalg.norm(z)),
+                                      True, Zo.tolist())
+        expected = a + z if e <= margin else a
+        np.testing.assert_array_equal(got, expected)
+        assert wrong == int(e <= margin)
+    assert checked >= 20  # pairs whose two sums differ (about one in four here)
