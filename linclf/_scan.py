@@ -20,7 +20,7 @@ import numpy as np
 
 _EPS = float(np.finfo(float).eps)
 
-__all__ = ["MistakeScanner", "fixed_step_epoch", "UNROLL_MAX"]
+__all__ = ["MistakeScanner", "fixed_step_epoch", "lazy_samples", "UNROLL_MAX"]
 
 # Up to this many weights an epoch runs on Python floats with the score written out
 # term by term (see _unrolled_loop); beyond, one numpy dot per sample is cheaper.
@@ -78,12 +78,13 @@ class MistakeScanner:
         return n
 
 
-def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense, tuples=None):
+def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense, samples=None):
     """One epoch of the fixed-increment rule ``a <- a + eta z_k`` over ``Zo`` in order.
 
     ``rows`` is ``list(Zo)`` (kept by the caller across epochs when the order does not
-    change); ``tuples``, if given, is ``Zo.tolist()`` (for at most ``UNROLL_MAX``
-    weights), and the dense stretches then run on Python floats (:func:`_unrolled_loop`).
+    change). ``samples``, if given (for at most ``UNROLL_MAX`` weights), returns the
+    rows as :func:`_unrolled_loop` takes them (see :func:`lazy_samples`), and the
+    dense stretches then run on Python floats.
     Correct stretches are skipped in blocks, as :class:`MistakeScanner` does (here
     inlined: a method call and its bookkeeping per mistake cost a third of the time of
     a sparse epoch). Where mistakes come densely -- ``dense`` (the last epoch
@@ -102,11 +103,12 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense, tuples=None):
     k, mistakes, block = 0, 0, 32
     while k < n:
         if dense or (k >= 64 and 4 * mistakes > k):
-            if tuples is not None:
-                run = _unrolled_loop(Zo.shape[1])
-                a, mistakes = run(tuples[k:] if k else tuples, rows[k:] if k else rows,
-                                  a.tolist(), eta, margin, rounding * norm_a,
-                                  rounding * step, mistakes)
+            if samples is not None:
+                # one band for the rest of the epoch: ||a|| grows by at most step per update
+                band = rounding * (norm_a + (n - k) * step)
+                listed = samples()
+                a, mistakes = _unrolled_loop(Zo.shape[1])(
+                    listed[k:] if k else listed, a.tolist(), eta, margin, band, mistakes)
                 return np.array(a), mistakes
             return _plain_loop(rows[k:] if k else rows, a, eta, margin, mistakes)
         scores = Zo[k:k + block].dot(a)
@@ -130,6 +132,22 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense, tuples=None):
     return a, mistakes
 
 
+def lazy_samples(Zo, rows):
+    """A function returning ``[(z_0, ..., z_{p-1}, z), ...]`` for the rows ``z`` of ``Zo``.
+
+    ``rows`` is ``list(Zo)``; the list is built at the first call (an epoch that never
+    turns dense does not pay for it) and kept.
+    """
+    built = []
+
+    def samples():
+        if not built:
+            built.append(list(zip(*Zo.T.tolist(), rows)))
+        return built[0]
+
+    return samples
+
+
 def _plain_loop(rows, a, eta, margin, mistakes):
     """The rule sample by sample over ``rows``; returns ``(a, mistakes)``, counting on."""
     for z in rows:
@@ -149,29 +167,31 @@ def _unrolled_loop(p):
     p = 6), and so do the ``p`` float additions of an update. Python has no loop over
     the terms that is as cheap, so the function's source is generated for each ``p``.
     The updates are the same IEEE operations as numpy's ``a + eta * z``; the score is
-    summed in another order than numpy's dot, so a score within ``band`` (the rounding
-    of either sum, grown by ``growth`` with each update as ``||a||`` grows at most by
-    ``eta max||z||``) is decided, as in the plain loop, by ``a.dot(z)``. Returns
-    ``run(tuples, rows, a, eta, margin, band, growth, mistakes) -> (a, mistakes)``.
+    summed in another order than numpy's dot, so a score within ``band`` of the margin
+    (a bound on the rounding of either sum for every ``a`` of the run) is decided, as in
+    the plain loop, by ``a.dot(z)``. Returns ``run(samples, a, eta, margin, band,
+    mistakes) -> (a, mistakes)``, ``samples`` a list of tuples ``(z_0, ..., z_{p-1},
+    z)`` (the floats of a row, then the row itself).
     """
-    a = [f"a{j}" for j in range(p)]
-    z = [f"z{j}" for j in range(p)]
+    a, z = ", ".join(f"a{j}" for j in range(p)), ", ".join(f"z{j}" for j in range(p))
+    score = " + ".join(f"a{j} * z{j}" for j in range(p))
+
+    def loop(update):
+        return f"""
+        for {z}, row in samples:
+            s = {score}
+            if s <= high and (s < low or _dot(({a},), row) <= margin):
+                {update}
+                mistakes += 1"""
+
+    # eta = 1 adds z itself, as the plain loop does (a + eta * z rounds otherwise)
     src = f"""
-def run(tuples, rows, a, eta, margin, band, growth, mistakes):
-    {", ".join(a)}, = a
+def run(samples, a, eta, margin, band, mistakes):
+    {a}, = a
     low, high = margin - band, margin + band
-    unit = eta == 1.0
-    for ({", ".join(z)},), row in zip(tuples, rows):
-        s = {" + ".join(f"{x} * {w}" for x, w in zip(a, z))}
-        if s <= high and (s < low or _dot(({", ".join(a)},), row) <= margin):
-            if unit:
-                {"; ".join(f"{x} += {w}" for x, w in zip(a, z))}
-            else:
-                {"; ".join(f"{x} += eta * {w}" for x, w in zip(a, z))}
-            mistakes += 1
-            low -= growth
-            high += growth
-    return [{", ".join(a)}], mistakes
+    if eta == 1.0:{loop("; ".join(f"a{j} += z{j}" for j in range(p)))}
+    else:{loop("; ".join(f"a{j} += eta * z{j}" for j in range(p)))}
+    return [{a}], mistakes
 """
     namespace = {"_dot": _exact_dot}
     exec(compile(src, f"<linclf._scan unrolled p={p}>", "exec"), namespace)  # noqa: S102

@@ -488,7 +488,7 @@ def test_the_unrolled_loop_decides_by_numpys_dot_where_the_two_sums_differ(p):
     # The Python-float epochs (linclf._scan._unrolled_loop) sum the score term by term;
     # numpy's dot may sum (and round) otherwise. With the margin put between the two
     # sums of one pair, the two decide differently: the epoch must decide as a.dot(z).
-    from linclf._scan import fixed_step_epoch
+    from linclf._scan import fixed_step_epoch, lazy_samples
 
     rng = np.random.default_rng(p)
     checked = 0
@@ -505,7 +505,7 @@ def test_the_unrolled_loop_decides_by_numpys_dot_where_the_two_sums_differ(p):
         margin = min(s, e)
         Zo = z[None, :]
         got, wrong = fixed_step_epoch(Zo, list(Zo), a, 1.0, margin, float(np.linalg.norm(z)),
-                                      True, Zo.tolist())
+                                      True, lazy_samples(Zo, list(Zo)))
         expected = a + z if e <= margin else a
         np.testing.assert_array_equal(got, expected)
         assert wrong == int(e <= margin)
