@@ -240,21 +240,15 @@ def pairwise(prob, root, limit, selection, shrinking, hard, R2, polish=True):
         add(vup, bt, vup)
         add(vlow, bt, vlow)
         shift -= 0.5 * t * (kd[i] - kd[j])
-        # refresh I_up / I_low membership of i and j (i was in I_up, j in I_low)
-        vi = vup[i]
-        vj = vlow[j]
-        if yi > 0:
-            vup[i] = vi if ai < C else -inf
-            vlow[i] = vi if ai > 0 else inf
-        else:
-            vup[i] = vi if ai > 0 else -inf
-            vlow[i] = vi if ai < C else inf
-        if yj > 0:
-            vup[j] = vj if aj < C else -inf
-            vlow[j] = vj if aj > 0 else inf
-        else:
-            vup[j] = vj if aj > 0 else -inf
-            vlow[j] = vj if aj < C else inf
+        # refresh I_up / I_low membership of i and j. i was in I_up and y_i alpha_i
+        # grew (t > 0), so i is now in I_low and leaves I_up only at the bound; j,
+        # mirrored. The addition above kept vup[i] and vlow[j] current.
+        vlow[i] = vup[i]
+        if (ai >= C) if yi > 0 else (ai <= 0.0):
+            vup[i] = -inf
+        vup[j] = vlow[j]
+        if (aj <= 0.0) if yj > 0 else (aj >= C):
+            vlow[j] = inf
         it += 1
 
     level.shift = shift
