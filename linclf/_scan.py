@@ -20,11 +20,15 @@ import numpy as np
 
 _EPS = float(np.finfo(float).eps)
 
-__all__ = ["MistakeScanner", "fixed_step_epoch", "lazy_samples", "UNROLL_MAX"]
+__all__ = ["MistakeScanner", "fixed_step_epoch", "lazy_samples", "UNROLL_MAX", "UNROLL_MAX_ENTRIES"]
 
 # Up to this many weights an epoch runs on Python floats with the score written out
 # term by term (see _unrolled_loop); beyond, one numpy dot per sample is cheaper.
 UNROLL_MAX = 16
+# ... and up to this many entries of Z: as Python floats in tuples a sample takes 4.4-6.4
+# times its bytes in Z (17 down to 3 weights; 35-50 MB at this size), so larger data stay
+# in numpy
+UNROLL_MAX_ENTRIES = 2**20
 
 
 class MistakeScanner:
@@ -82,9 +86,10 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense, samples=None):
     """One epoch of the fixed-increment rule ``a <- a + eta z_k`` over ``Zo`` in order.
 
     ``rows`` is ``list(Zo)`` (kept by the caller across epochs when the order does not
-    change). ``samples``, if given (for at most ``UNROLL_MAX`` weights), returns the
-    rows as :func:`_unrolled_loop` takes them (see :func:`lazy_samples`), and the
-    dense stretches then run on Python floats.
+    change). ``samples``, if given (for at most ``UNROLL_MAX`` weights and
+    ``UNROLL_MAX_ENTRIES`` entries of ``Zo``), returns the rows as :func:`_unrolled_loop`
+    takes them (see :func:`lazy_samples`), and the dense stretches then run on Python
+    floats.
     Correct stretches are skipped in blocks, as :class:`MistakeScanner` does (here
     inlined: a method call and its bookkeeping per mistake cost a third of the time of
     a sparse epoch). Where mistakes come densely -- ``dense`` (the last epoch
@@ -107,8 +112,10 @@ def fixed_step_epoch(Zo, rows, a, eta, margin, max_norm, dense, samples=None):
                 # one band for the rest of the epoch: ||a|| grows by at most step per update
                 band = rounding * (norm_a + (n - k) * step)
                 listed = samples()
+                # Python floats: a numpy scalar eta would make every a_j one, at numpy's speed
                 a, mistakes = _unrolled_loop(Zo.shape[1])(
-                    listed[k:] if k else listed, a.tolist(), eta, margin, band, mistakes)
+                    listed[k:] if k else listed, a.tolist(), float(eta), float(margin), band,
+                    mistakes)
                 return np.array(a), mistakes
             return _plain_loop(rows[k:] if k else rows, a, eta, margin, mistakes)
         scores = Zo[k:k + block].dot(a)

@@ -15,7 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._params import Callable, Options, validate_params
-from ._scan import UNROLL_MAX, MistakeScanner, fixed_step_epoch, lazy_samples
+from ._scan import (
+    UNROLL_MAX,
+    UNROLL_MAX_ENTRIES,
+    MistakeScanner,
+    fixed_step_epoch,
+    lazy_samples,
+)
 from ._validation import (
     check_is_fitted,
     check_n_features,
@@ -238,7 +244,7 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
         rows, dense = list(Z), False  # row views, rebuilt only when the order changes
         # few weights: dense epochs run on Python floats, from the rows as tuples,
         # built at the first such epoch and kept while the order stays
-        few = Z.shape[1] <= UNROLL_MAX
+        few = Z.shape[1] <= UNROLL_MAX and Z.size <= UNROLL_MAX_ENTRIES
         samples = lazy_samples(Z, rows) if few else None
         for epoch in range(1, max_iter + 1):
             idx = _visit_order(Z.shape[0], self.order, rng)
