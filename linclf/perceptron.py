@@ -15,7 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._params import Callable, Options, validate_params
-from ._scan import MistakeScanner, fixed_step_epoch
+from ._scan import (
+    UNROLL_MAX,
+    UNROLL_MAX_ENTRIES,
+    MistakeScanner,
+    fixed_step_epoch,
+    lazy_samples,
+)
 from ._validation import (
     check_is_fitted,
     check_n_features,
@@ -241,11 +247,20 @@ class Perceptron(LinearClassifierMixin, BaseEstimator):
     def _run_single(self, Z, a, max_iter, rng):
         max_norm = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max()))
         rows, dense = list(Z), False  # row views, rebuilt only when the order changes
+        # few weights: dense epochs run on Python floats, from the rows as tuples,
+        # built at the first such epoch and kept while the order stays
+        few = Z.shape[1] <= UNROLL_MAX and Z.size <= UNROLL_MAX_ENTRIES
+        samples = lazy_samples(Z, rows) if few else None
         for epoch in range(1, max_iter + 1):
             idx = _visit_order(Z.shape[0], self.order, rng)
-            Zo, rows = (Z, rows) if self.order != "shuffle" else (Z[idx], list(Z[idx]))
+            Zo = Z
+            if self.order == "shuffle":
+                Zo = Z[idx]
+                rows = list(Zo)
+                samples = lazy_samples(Zo, rows) if few else None
             if self.step == "fixed" and not self.trace:  # the common case (see linclf._scan)
-                a, wrong = fixed_step_epoch(Zo, rows, a, self.eta, self.margin, max_norm, dense)
+                a, wrong = fixed_step_epoch(Zo, rows, a, self.eta, self.margin, max_norm, dense,
+                                            samples)
                 self.n_updates_, dense = self.n_updates_ + wrong, 4 * wrong > Zo.shape[0]
                 if wrong == 0:
                     return a, epoch, True

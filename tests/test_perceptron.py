@@ -512,3 +512,65 @@ def test_offset_features_without_separation_warn_to_standardise(make):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert make().fit(X, y).score(X, y) >= 0.85
+
+
+@pytest.mark.parametrize("p", [3, 6, 12])
+def test_the_unrolled_loop_decides_by_numpys_dot_where_the_two_sums_differ(p):
+    # The Python-float epochs (linclf._scan._unrolled_loop) sum the score term by term;
+    # numpy's dot may sum (and round) otherwise. With the margin put between the two
+    # sums of one pair, the two decide differently: the epoch must decide as a.dot(z).
+    from linclf._scan import fixed_step_epoch, lazy_samples
+
+    rng = np.random.default_rng(p)
+    checked = 0
+    for _ in range(400):
+        a = rng.normal(size=p) * 10.0 ** rng.integers(-6, 7, p)
+        z = rng.normal(size=p)
+        s = a[0] * z[0]
+        for j in range(1, p):
+            s = s + a[j] * z[j]
+        e = float(a.dot(z))
+        if s == e:
+            continue
+        checked += 1
+        margin = min(s, e)
+        Zo = z[None, :]
+        got, wrong = fixed_step_epoch(Zo, list(Zo), a, 1.0, margin, float(np.linalg.norm(z)),
+                                      True, lazy_samples(Zo, list(Zo)))
+        expected = a + z if e <= margin else a
+        np.testing.assert_array_equal(got, expected)
+        assert wrong == int(e <= margin)
+    assert checked >= 20  # pairs whose two sums differ (about one in four here)
+
+
+def test_the_python_float_epochs_are_used_only_under_their_memory_budget(monkeypatch):
+    # as Python floats in tuples a sample takes 4.4-6.4x its bytes in Z: above
+    # UNROLL_MAX_ENTRIES entries the dense epochs stay in numpy (same weights)
+    import linclf._scan as scan
+    import linclf.perceptron as perceptron_module
+
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1], 300)
+    X = rng.normal(size=(600, 3))
+    X[:, 0] += 0.5 * (y - 0.5)                     # overlapping: dense epochs
+    built = []
+    real = scan.lazy_samples
+
+    def counting(Zo, rows):
+        built.append(Zo.shape)
+        return real(Zo, rows)
+
+    monkeypatch.setattr(perceptron_module, "lazy_samples", counting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fast = Perceptron(max_iter=5).fit(X, y)
+        assert built                               # within the budget: Python floats
+        built.clear()
+        monkeypatch.setattr(perceptron_module, "UNROLL_MAX_ENTRIES", 4 * 600 - 1)
+        monkeypatch.setattr(scan, "_unrolled_loop", None)   # must not be reached
+        big = Perceptron(max_iter=5).fit(X, y)
+    assert not built
+    np.testing.assert_array_equal(big.coef_, fast.coef_)
+    np.testing.assert_array_equal(big.intercept_, fast.intercept_)
+    a = _plain_perceptron(X, y, 1.0, 0.0, 5)
+    np.testing.assert_array_equal(np.append(big.coef_[0], big.intercept_), a)

@@ -44,6 +44,8 @@ class CurvatureRows:
         self.kernel = kernel
         self.K = prob.K
         self.tau = prob.tau
+        # 0-d arrays: a Python float operand costs numpy a conversion at every call
+        self.tau0, self.two_tau = np.array(self.tau), np.array(2.0 + self.tau)
         self.counter = counter if counter is not None else [0]
         self.idx = idx
         self.X = prob.X[idx]
@@ -141,8 +143,8 @@ class CurvatureRows:
             # clipping the distance at 0 would give, for one numpy call less.
             k = self.Xa @ self.Za[r]
             np.exp(k, out=k)
-            np.subtract(2.0 + self.tau, k, out=k)
-            return np.maximum(k, self.tau, out=k)
+            np.subtract(self.two_tau, k, out=k)
+            return np.maximum(k, self.tau0, out=k)
         if self.K is not None:
             k = self.K[self.idx[r], self.idx] * -2.0
         elif name in ("poly", "sigmoid"):
