@@ -39,12 +39,38 @@ def is_starred(title: str) -> bool:
     """A starred (optional) section: its heading text starts with ``\\*`` or ``*``."""
     return title.lstrip().startswith(("\\*", "*"))
 
+_FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\S*)")
+
+
+def _drop_code_blocks(text: str) -> str:
+    """Drop plain code and math blocks, keep the prose inside directives (theorems, boxes).
+
+    Fences are matched as a stack, so the closing fence of a directive never starts a code block.
+    """
+    out, stack, skipping = [], [], None
+    for line in text.splitlines():
+        m = _FENCE.match(line.strip())
+        if skipping is not None:
+            if m and m.group(1) == skipping and not m.group(2):
+                skipping = None
+            continue
+        if m:
+            fence, info = m.groups()
+            if stack and fence == stack[-1] and not info:
+                stack.pop()  # a directive closes
+            elif info.startswith("{") and not info.startswith("{math}"):
+                stack.append(fence)  # a directive opens: its body is prose
+            else:
+                skipping = fence  # plain code or math
+            continue
+        out.append(line)
+    return "\n".join(out)
+
 
 def _strip_markup(text: str) -> str:
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
-    text = re.sub(r"```\{math\}.*?```", " ", text, flags=re.S)
-    text = re.sub(r"```(?!\{).*?```", " ", text, flags=re.S)  # plain fenced code
+    text = _drop_code_blocks(text)
     # inline math and roles are read as one word each
     text = re.sub(r"\$[^$\n]+\$", " M ", text)
     text = re.sub(r"\{[a-z:-]+\}`[^`]*`", " R ", text)  # roles: {cite}`x`, {eq}`y`

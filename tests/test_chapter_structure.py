@@ -38,3 +38,13 @@ def test_the_rules_can_fail(tmp_path):
     # the open cell reads z, made only in the folded check; the glue plumbing may
     assert st.needs_check == [(4, ["z"])]
     assert len(st.problems()) == 4
+
+
+def test_prose_after_a_directive_is_counted_and_code_is_not():
+    # the closing fence of a theorem once opened a "code block" that swallowed the prose after it
+    text = "\n".join([
+        "```{prf:theorem}", ":label: thm-x", "", "one two three", "```", "",
+        "four five six seven", "", "```python", "x = 1  # not prose", "```", "",
+        "```{math}", "a + b", "```", "eight",
+    ])
+    assert chapter_stats.prose_words(text) == 8
