@@ -37,7 +37,7 @@ RULES = [
     (r"\\hat\s*\{?\\mathbf\s*\{?y", None, "predicted probabilities are $p_n$ / $\\mathbf p_n$"),
     (r"\\hat\s*\{?y\}?_", None, "predicted probabilities are $p_n$, $p_{nk}$; $\\hat y$ is a predicted label"),
     (r"\\mathbf\s*\{?b\b", None, "the margin vector of chapter 4 is $\\boldsymbol\\beta$; $b$ is the intercept"),
-    (r"\\rho(?![A-Za-z])", None, "step sizes are $\\eta$; the margin of a direction is $\\gamma(\\mathbf u)$"),
+    (r"\\rho(?![A-Za-z(])", None, "step sizes are $\\eta$; $\\rho$ is only the half-gap $\\rho(\\mathbf u)$ of a direction (chapter 7)"),
     (r"\\boldsymbol\{?\\lambda", None, "equality multipliers are $\\nu$; $\\lambda$ is the regularisation strength"),
     (r"(?<![\\A-Za-z_])g_?\{?[ijk]?\}?\(\\mathbf", ["01_discriminants", "02_fisher", "03_perceptron",
      "04_mse", "05_logistic", "06_softmax", "07_margin", "09_kernels", "10_smo", "11_losses"],
@@ -102,6 +102,7 @@ def test_the_rules_catch_what_they_should():
     for line in bad:
         assert violations([(1, line)], "01_discriminants"), line
     assert not violations([(1, r"Source 001 writes $w_0$ for $b$.")], "01_discriminants")
+    assert not violations([(1, r"the half-gap $\rho(\mathbf u)$")], "07_margin")
     assert violations([(1, r"$\eta = K_{11}+K_{22}-2K_{12}$")], "10_smo")
     assert not violations([(1, r"$\eta$ is the learning rate")], "03_perceptron")
 

@@ -131,8 +131,8 @@ def test_hidden_offset_of_other_data(f):
 
     for u in (W_R, np.array([0.0, -2.0, 1.0])):
         rho_ref, b_ref = best_offset(X_R, Y_R, u)
-        rho, b = unpack(f(X_R, Y_R, u), 2, "the result (gamma_u, b)")
-        assert_close(rho, rho_ref, "gamma_u")
+        rho, b = unpack(f(X_R, Y_R, u), 2, "the result (rho_u, b)")
+        assert_close(rho, rho_ref, "rho_u")
         assert_close(b, b_ref, "b")
 
 

@@ -69,13 +69,13 @@ SET.exercise(
     doc=r"""
     For the normal direction u (any length, not zero), the margin of that
     direction, the half-gap
-    gamma_u = (min over positives of u_hat @ x_i - max over negatives of u_hat @ x_i) / 2
+    rho_u = (min over positives of u_hat @ x_i - max over negatives of u_hat @ x_i) / 2
     with u_hat = u / ||u||, and the offset b of the line u_hat @ x + b = 0
-    that sits in the middle of the gap.  gamma_u < 0 when u does not separate.
+    that sits in the middle of the gap.  rho_u < 0 when u does not separate.
 
     Returns
     -------
-    (gamma_u, b) : float, float
+    (rho_u, b) : float, float
     """,
 )
 
@@ -257,22 +257,22 @@ def test_not_separating_or_on_the_hyperplane_raises(f):
 
 @test("best_offset", points=1)
 def test_optimal_direction_not_unit(f):
-    rho, b = unpack(f(X_M, Y_M, np.array([1.0, 2.0])), 2, "the result (gamma_u, b)")
-    assert_close(rho, 1.5652475842498528, "gamma_u")
+    rho, b = unpack(f(X_M, Y_M, np.array([1.0, 2.0])), 2, "the result (rho_u, b)")
+    assert_close(rho, 1.5652475842498528, "rho_u")
     assert_close(b, -0.670820393249937, "b")
 
 
 @test("best_offset", points=1)
 def test_reversed_direction(f):
-    rho, b = unpack(f(X_M, Y_M, np.array([-1.0, -2.0])), 2, "the result (gamma_u, b)")
-    assert_close(rho, -3.1304951684997055, "gamma_u")
+    rho, b = unpack(f(X_M, Y_M, np.array([-1.0, -2.0])), 2, "the result (rho_u, b)")
+    assert_close(rho, -3.1304951684997055, "rho_u")
     assert_close(b, 1.341640786499874, "b")
 
 
 @test("best_offset", points=1)
 def test_direction_that_does_not_separate(f):
-    rho, b = unpack(f(X_M, Y_M, np.array([1.0, -1.0])), 2, "the result (gamma_u, b)")
-    assert_close(rho, -1.7677669529663687, "gamma_u")
+    rho, b = unpack(f(X_M, Y_M, np.array([1.0, -1.0])), 2, "the result (rho_u, b)")
+    assert_close(rho, -1.7677669529663687, "rho_u")
     assert_close(b, -0.35355339059327373, "b")
 
 
