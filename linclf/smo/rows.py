@@ -52,7 +52,10 @@ class CurvatureRows:
         self.kdiag = prob.kdiag[idx]
         n = idx.shape[0]
         self.max_rows = max(2, int(prob.cache_bytes // (8 * n)))
-        self.rows = OrderedDict()
+        # a cache that holds every row never evicts: a plain dict, whose
+        # inserts are cheaper and which needs no reordering on a hit
+        self.lru = self.max_rows < n
+        self.rows = OrderedDict() if self.lru else {}
         # indefinite kernels can give A <= 0: their readers floor it at tau
         self.indefinite = kernel.name in ("sigmoid", "callable")
         self.parent = parent
@@ -99,7 +102,7 @@ class CurvatureRows:
             # product for all of them is cheaper (A is symmetric, so the
             # rows of Xa Za^T are the rows of A). Not for rbf: its exp per
             # entry made that slower where few rows are needed (circles).
-            self.rows = OrderedDict(zip(range(n), self.Xa @ self.Za.T))
+            self.rows = dict(zip(range(n), self.Xa @ self.Za.T))
             self.counter[0] += n
 
     def peek(self, r):
@@ -115,14 +118,15 @@ class CurvatureRows:
     def _store(self, r, row):
         rows = self.rows
         rows[r] = row
-        if len(rows) > self.max_rows:
+        if self.lru and len(rows) > self.max_rows:
             rows.popitem(last=False)
 
     def get(self, r):
         """Row ``r``: from the cache, an ancestor's cache, or computed."""
         row = self.rows.get(r)
         if row is not None:
-            self.rows.move_to_end(r)
+            if self.lru:
+                self.rows.move_to_end(r)
             return row
         row = self.peek(r) if self.parent is not None else None
         if row is None:

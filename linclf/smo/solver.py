@@ -85,6 +85,7 @@ def smo_solve(
     R2 = float(np.max(prob.kdiag)) if n else 1.0
     prob.tau = TAU * max(1.0, R2)
     root = CurvatureRows(prob, idx)
+    b = None  # the intercept, once computed for the final alpha
     if selection == "platt":
         n_iter, converged = platt(prob, root, limit, hard, R2)
     else:
@@ -95,9 +96,12 @@ def smo_solve(
         # duality gap says the objective may still be off, go on with a smaller
         # tol (warm start from the current alpha and v)
         for _ in range(REFINE_ROUNDS):
-            if (hard or not converged or prob.tol_used > prob.tol
-                    or relative_duality_gap(prob, intercept(prob)) <= REFINE_GAP):
+            if hard or not converged or prob.tol_used > prob.tol:
                 break
+            b = intercept(prob)
+            if relative_duality_gap(prob, b) <= REFINE_GAP:
+                break
+            b = None  # alpha moves on
             prob.tol /= REFINE_FACTOR
             more, converged = pairwise(prob, root, limit - n_iter, selection, shrinking, hard, R2,
                                        bool(polish))
@@ -105,9 +109,9 @@ def smo_solve(
         prob.tol = tol
     if hard:
         hard_margin_check(prob, R2)
-    V = masked_v(prob.v, prob.alpha, prob.y, C)
-    gap, _, _ = violation(V)
-    b = intercept(prob)
+    gap, _, _ = violation(masked_v(prob.v, prob.alpha, prob.y, C))
+    if b is None:
+        b = intercept(prob)
     tol_used = max(tol, tol_floor(R2, float(prob.alpha.sum())))
     # Platt's single-threshold test can stop short of m - M <= tol for
     # indefinite kernels; report that as not converged too
