@@ -517,7 +517,9 @@ def test_identifier_normalisation_is_what_catches_the_renamed_copy(tmp_path):
     assert [(p["a"], p["b"]) for p in pairs] == [("ada", "eve")]
     raw = [CodeFingerprint(str(p), 25, 6, filter=False) for p in (a, e)]
     _, (sa, _), _ = compare_files(*raw)
-    assert pairs[0]["similarity_a"] > sa + 0.2
+    # copydetect's raw fingerprints hash with Python's salted hash(): the raw share of this
+    # pair moves between about 0.78 and 0.81 from one process to the next
+    assert pairs[0]["similarity_a"] >= 0.99 and pairs[0]["similarity_a"] > sa + 0.1
 
 
 def test_a_pasted_classmate_answer_fails_the_own_data_test(tmp_path):
