@@ -10,9 +10,11 @@
   they are dropped from every page.
 * Execution times are reported, never enforced: a build must not fail because
   the machine is busy. The runtimes are written to
-  ``<outdir>/../exec_times.json``, and ``scripts/book.sh`` lists the notebooks
-  over ``linclf_slow_notebook_seconds``; the speed goal itself lives in
-  ``benchmarks/bench_notebooks.py``.
+  ``<outdir>/../exec_times.json`` (with, for each notebook, whether this build
+  executed it or restored it from the cache that ``scripts/test.sh`` shares
+  between its two builds: ``execution_cache.py``), and ``scripts/book.sh``
+  lists the notebooks over ``linclf_slow_notebook_seconds``; the speed goal
+  itself lives in ``benchmarks/bench_notebooks.py``.
 * Folded checks: a code cell tagged ``check`` (with ``hide-input``) holds the
   asserts that verify the text; its fold carries one label on every page
   (``CHECK_PROMPT``), so a reader knows what the closed box contains.
@@ -44,6 +46,7 @@ from sphinx.util import logging
 
 import kernel_polls
 from accessibility import fix_site
+from execution_cache import execution_report, use_shared_cache
 from latex_edition import fix_latex
 from notebook_map import NOTEBOOK_DIRS, notebook_for
 
@@ -206,17 +209,11 @@ def report_execution_time(app, doctree):
 
 
 def write_execution_times(app, exception):
-    """Save {docname: seconds} of every executed notebook next to the output."""
+    """Save the runtimes of the notebooks, executed or restored (see execution_cache), next to the output."""
     if exception is not None:
         return
-    metadata = getattr(app.env, "nb_metadata", {})
-    times = {
-        doc: round(meta["exec_data"]["runtime"], 2)
-        for doc, meta in metadata.items()
-        if meta.get("exec_data") and meta["exec_data"].get("runtime") is not None
-    }
     out = Path(app.outdir).parent / "exec_times.json"
-    out.write_text(json.dumps(dict(sorted(times.items())), indent=1) + "\n")
+    out.write_text(json.dumps(execution_report(app), indent=1) + "\n")
 
 
 def setup(app):
@@ -230,6 +227,7 @@ def setup(app):
     app.connect("html-page-context", add_download_buttons, priority=900)
     app.connect("config-inited", stage_downloads)
     app.connect("config-inited", configure_theme)
+    app.connect("config-inited", use_shared_cache)
     app.add_css_file("linclf.css")
     app.setup_extension("quiz")
     app.connect("build-finished", make_pages_accessible)

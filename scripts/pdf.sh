@@ -30,7 +30,8 @@ fi
 export LINCLF_BOOK_BUILD=1
 export PYDEVD_DISABLE_FILE_VALIDATION=1
 OUT=${LINCLF_PDF_OUT:-.}
-rm -rf "$OUT/_build/latex"
+# no environment of an earlier build: Sphinx would re-read (and execute) only changed chapters
+rm -rf "$OUT/_build/latex" "$OUT/_build/.doctrees"
 start=$(date +%s)
 .venv/bin/jupyter-book build . --builder pdflatex --path-output "$OUT" -W -n --keep-going
 pdf="$OUT/_build/latex/linear-classifiers.pdf"

@@ -38,11 +38,22 @@ def test_build_succeeded_with_warnings_as_errors(book_build):
 def test_every_chapter_executed(book_build, built_site):
     # Times are reported by scripts/book.sh, never asserted: a busy machine must not fail
     # the build (the speed goal lives in benchmarks/bench_notebooks.py).
-    times = book_build["exec_times"]
+    execution = book_build["execution"]
+    notebooks = execution["notebooks"]
     chapters = [d for d in PAGES if d.startswith("chapters/")]
     assert chapters, "no chapters in _toc.yml"
-    missing = [d for d in chapters if d not in times]
-    assert not missing, f"chapters not executed during the build: {missing}"
+    missing = [d for d in chapters if d not in notebooks]
+    assert not missing, f"chapters neither executed nor restored during the build: {missing}"
+    restored = [d for d in chapters if not notebooks[d]["executed"]]
+    if execution["mode"] != "cache":
+        assert not restored and execution["cache"] is None
+        return
+    # scripts/test.sh: the website shows the outputs its PDF build executed into an emptied
+    # cache. A chapter restored from an execution older than that emptying (a stale cache)
+    # would not have been run by this test run at all.
+    assert execution["emptied_at"] is not None, f"{execution['cache']} has no emptied-at stamp"
+    stale = [d for d in restored if notebooks[d]["executed_at"] < execution["emptied_at"] - 1]
+    assert not stale, f"chapters restored from an execution before the cache was emptied: {stale}"
 
 
 def test_config_essentials():

@@ -286,26 +286,40 @@ def test_feedback_names_quantity_and_call():
 # the reference solutions are right: derivations and independent computations
 # --------------------------------------------------------------------------
 def _exact_hard_or_soft_dual(X, y, C=None):
-    """The exact dual solution by enumerating which alpha_i are 0, free or C (tiny N only)."""
+    """The exact dual solution by enumerating which alpha_i are 0, free or C (tiny N only).
+
+    Each state fixes N + 1 linear equations in (alpha, b): alpha_i = 0, alpha_i = C or
+    (Q alpha)_i + y_i b = 1, and sum alpha_i y_i = 0. A state whose system has one
+    solution, feasible and satisfying the KKT conditions, gives the exact optimum; a
+    singular system (no solution, or a family of them) is no candidate. Solved in exact
+    rationals with sympy's DomainMatrix (sympy.solve on each of the 3^8 states took 30-80 s).
+    """
+    from sympy.polys.matrices import DomainMatrix
+    from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
+
     X, y = sp.Matrix(X), sp.Matrix(y)
     N = len(y)
     Q = sp.diag(*y) * X * X.T * sp.diag(*y)
-    a = sp.symbols(f"a0:{N}")
-    b = sp.Symbol("b")
+    QQ = sp.QQ
+    q = [[QQ.convert(Q[i, j]) for j in range(N)] + [QQ.convert(y[i])] for i in range(N)]
+    balance = [QQ.convert(v) for v in y] + [QQ(0)]
+    unit = [[QQ(int(j == i)) for j in range(N + 1)] for i in range(N)]
+    value = {0: QQ(0), 1: QQ(1), 2: None if C is None else QQ.convert(sp.Rational(C))}
     for state in itertools.product((0, 1, 2) if C is not None else (0, 1), repeat=N):
-        eqs = [a[i] if s == 0 else a[i] - C if s == 2 else
-               sum(Q[i, j] * a[j] for j in range(N)) + y[i] * b - 1 for i, s in enumerate(state)]
-        eqs.append(sum(a[i] * y[i] for i in range(N)))
-        sol = sp.solve(eqs, [*a, b], dict=True)
-        if not sol or len(sol[0]) < N + 1 or any(v.free_symbols for v in sol[0].values()):
+        A = DomainMatrix([q[i] if s == 1 else unit[i] for i, s in enumerate(state)] + [balance],
+                         (N + 1, N + 1), QQ)
+        rhs = DomainMatrix([[value[s]] for s in state] + [[QQ(0)]], (N + 1, 1), QQ)
+        try:
+            sol = A.lu_solve(rhs).to_Matrix()
+        except DMNonInvertibleMatrixError:
             continue
-        alpha = [sol[0][ai] for ai in a]
+        alpha, b = list(sol[:N]), sol[N]
         if any(v < 0 for v in alpha) or (C is not None and any(v > C for v in alpha)):
             continue
         w = X.T * sp.diag(*y) * sp.Matrix(alpha)
-        m = [y[i] * ((w.T * X.row(i).T)[0] + sol[0][b]) for i in range(N)]
+        m = [y[i] * ((w.T * X.row(i).T)[0] + b) for i in range(N)]
         if all((s != 0 or m[i] >= 1) and (s != 2 or m[i] <= 1) for i, s in enumerate(state)):
-            return alpha, w, sol[0][b]
+            return alpha, w, b
     raise AssertionError("no KKT point found")
 
 

@@ -138,16 +138,21 @@ def test_dcd_tol_is_relative_to_the_objective(scale):
     # 61 % above it) the dual converges too slowly for 300 epochs, and the fit says so
     X, y = _data(n=200, d=4, seed=5)
     X = X * scale
+    # LIBLINEAR converges at scale 1 within a second; at scale 1e4 it converges in no budget
+    # (after 1e4, 1e5, 1e6, 1e7 epochs its objective wanders: 164, 206, 123, 183, and 1e7
+    # epochs took 35-45 s), so there it only supplies one more primal value
+    ref_epochs = 10_000_000 if scale == 1.0 else 10_000
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         m = LinearSVM(solver="dcd", max_iter=300, random_state=0).fit(X, y)
-        ref = LinearSVC(loss="hinge", dual=True, tol=1e-12, max_iter=10_000_000).fit(X, y)
+        ref = LinearSVC(loss="hinge", dual=True, tol=1e-12, max_iter=ref_epochs).fit(X, y)
     J = dcd_objective(m.coef_[0], m.intercept_[0], X, y, 1.0)
     J_ref = dcd_objective(ref.coef_[0], ref.intercept_[0], X, y, 1.0)
     warned = any(issubclass(c.category, ConvergenceWarning) and "LinearSVM" in str(c.message)
                  for c in caught)
     assert warned == (not m.converged_) == (m.gap_ > 1e-3)
-    assert J * (1 - m.gap_) <= J_ref * (1 + 1e-9)  # the dual value J (1 - gap) is below J*
+    # weak duality: the dual value J (1 - gap) is below J*, hence below every primal value
+    assert J * (1 - m.gap_) <= min(J, J_ref) * (1 + 1e-9)
     if scale == 1.0:
         assert m.converged_ and J <= J_ref * (1 + 1e-3)
     else:
