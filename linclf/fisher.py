@@ -166,19 +166,23 @@ class FisherLDA(LinearClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        For two classes ``classes_[1]`` is the positive class (:math:`+`).
+        For two classes ``classes_[1]`` is the positive class :math:`\\omega_+` and
+        ``classes_[0]`` the negative class :math:`\\omega_-`.
     means_ : ndarray of shape (n_classes, n_features)
         Class means; for two classes :math:`\\mathbf{m}_-` (row 0) and :math:`\\mathbf{m}_+` (row 1).
     scatter_within_ : ndarray of shape (n_features, n_features)
-        :math:`S_w = \\sum_i S_i`, the sum of the class scatters
-        :math:`S_i = \\sum_{\\mathbf{x}\\in\\omega_i} (\\mathbf{x}-\\mathbf{m}_i)(\\mathbf{x}-\\mathbf{m}_i)^\\top`,
-        computed in one product of the centred data (the :math:`S_i` are not
+        :math:`S_w = \\sum_k S_k`, the sum of the class scatters
+        :math:`S_k = \\sum_{\\mathbf{x}\\in\\omega_k} (\\mathbf{x}-\\mathbf{m}_k)(\\mathbf{x}-\\mathbf{m}_k)^\\top`
+        (two classes: :math:`S_w = S_+ + S_-`),
+        computed in one product of the centred data (the :math:`S_k` are not
         kept: c of them would take :math:`c d^2` floats).
     scatter_between_ : ndarray of shape (n_features, n_features)
         Two classes: :math:`S_b = (\\mathbf{m}_+ - \\mathbf{m}_-)(\\mathbf{m}_+ - \\mathbf{m}_-)^\\top`.
         :math:`c > 2`: :math:`S_b = \\sum_k N_k(\\mathbf{m}_k-\\mathbf{m})(\\mathbf{m}_k-\\mathbf{m})^\\top`
         (for :math:`c = 2` this sum is :math:`N_+N_-/N` times the two-class matrix).
     priors_ : ndarray of shape (n_classes,)
+        Class priors in ``classes_`` order; for two classes
+        :math:`(P(\\omega_-), P(\\omega_+))`.
     scalings_ : ndarray of shape (n_features, n_components)
         Discriminant directions, columns ordered by decreasing generalised
         eigenvalue, normalised so that ``scalings_.T @ Sigma @ scalings_`` is the

@@ -37,6 +37,12 @@ RULES = [
     (r"\\hat\s*\{?\\mathbf\s*\{?y", None, "predicted probabilities are $p_n$ / $\\mathbf p_n$"),
     (r"\\hat\s*\{?y\}?_", None, "predicted probabilities are $p_n$, $p_{nk}$; $\\hat y$ is a predicted label"),
     (r"\\mathbf\s*\{?b\b", None, "the margin vector of chapter 4 is $\\boldsymbol\\beta$; $b$ is the intercept"),
+    # two classes are omega_+ / omega_- (classes_[1] / classes_[0]); omega_1, omega_2 only begin a
+    # list of c classes ("\omega_1, \dots, \omega_c", "\omega_1, \omega_2, \ldots")
+    (r"(?:\\omega_(?:\{[12]\}|[12](?![0-9]))|ω[₁₂](?![₀-₉]))"
+     r"(?!(?:\s*,\s*\\omega_\{?[0-9]\}?)*\s*,\s*\\[lc]?dots)", None,
+     "two classes are $\\omega_+$ ($y=+1$, `classes_[1]`) and $\\omega_-$ (`classes_[0]`); "
+     "$\\omega_1,\\dots,\\omega_c$ only for $c$ classes"),
     (r"\\rho(?![A-Za-z(])", None, "step sizes are $\\eta$; $\\rho$ is only the half-gap $\\rho(\\mathbf u)$ of a direction (chapter 7)"),
     (r"\\boldsymbol\{?\\lambda", None, "equality multipliers are $\\nu$; $\\lambda$ is the regularisation strength"),
     (r"(?<![\\A-Za-z_])g_?\{?[ijk]?\}?\(\\mathbf", ["01_discriminants", "02_fisher", "03_perceptron",
@@ -105,6 +111,14 @@ def test_the_rules_catch_what_they_should():
     assert not violations([(1, r"the half-gap $\rho(\mathbf u)$")], "07_margin")
     assert violations([(1, r"$\eta = K_{11}+K_{22}-2K_{12}$")], "10_smo")
     assert not violations([(1, r"$\eta$ is the learning rate")], "03_perceptron")
+    # two classes: omega_+ / omega_-; omega_1, omega_2 only open a list of c classes
+    for line in (r"$\mathbf x \in \omega_1$ if $f(\mathbf x) > 0$", r"the mean $\mathbf m_2$ of $\omega_{2}$",
+                 r"$P(\omega_1\mid\mathbf x) - P(\omega_2\mid\mathbf x)$", "labels 1 (ω₁) and 0 (ω₂)"):
+        assert violations([(1, line)], "04_mse"), line
+    for line in (r"$\mathbf x \in \omega_+$ if $f(\mathbf x) > 0$", r"classes $\omega_1, \dots, \omega_c$",
+                 r"$\omega_1,\omega_2,\ldots,\omega_c$", r"$\omega_{1}, \cdots$, $\omega_{12}$",
+                 r"source 001 writes $P(\omega_1\mid\mathbf x)$ for our $P(\omega_+\mid\mathbf x)$"):
+        assert not violations([(1, line)], "04_mse"), line
 
 
 # ---------------------------------------------------------------------------

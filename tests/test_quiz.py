@@ -31,13 +31,13 @@ from quiz_spec import QuizError, evaluate_check, find_quizzes, parse_quiz  # noq
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 
 CHOICE = """\
-question: Which side of $H$ is $\\mathcal R_1$?
+question: Which side of $H$ is $\\mathcal R_+$?
 choices:
   - text: where $f(\\mathbf x) > 0$
     correct: true
     feedback: By definition.
   - text: where $f(\\mathbf x) < 0$
-    feedback: That is $\\mathcal R_2$.
+    feedback: That is $\\mathcal R_-$.
 """
 
 NUMERIC = """\
@@ -58,7 +58,7 @@ mistakes:
 def test_a_choice_quiz_parses():
     quiz = parse_quiz("side", CHOICE)
     assert quiz.kind == "choice" and quiz.correct_index == 0 and len(quiz.choices) == 2
-    assert "$\\mathcal R_2$" in quiz.choices[1].feedback
+    assert "$\\mathcal R_-$" in quiz.choices[1].feedback
 
 
 def test_a_numeric_quiz_parses_and_its_check_agrees():
