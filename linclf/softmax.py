@@ -287,9 +287,11 @@ class SoftmaxRegression(BaseEstimator, LinearClassifierMixin):
     Only complete separation (every sample strictly on the right side of every
     pairwise boundary) is detected. When just some classes are separable from
     the rest, as setosa is in the iris data, the maximum-likelihood weights do
-    not exist either, but the loss stays positive and the solvers stop at large,
-    finite weights (different ones for different solvers) without a warning:
-    use ``alpha > 0`` for a well-defined answer.
+    not exist either, but the loss stays positive and the solvers may stop at
+    large, finite weights (different ones for different solvers) without a
+    warning, once the gradient is below ``tol`` relative to its initial value
+    (they still warn if ``max_iter`` is reached first): use ``alpha > 0`` for a
+    well-defined answer.
 
     Examples
     --------
